@@ -1,0 +1,49 @@
+# DeZero in C - the entry points (see README.md).
+#   make run            build every step, run the latest
+#   make test [STEP=N]  the test suite (SANITIZE=1: under ASan+UBSan)
+#   make -C steps/stepNN, make diff STEP=N, make book, make bench
+
+STEPS := $(sort $(wildcard steps/step[0-9][0-9]))
+LATEST := $(lastword $(STEPS))
+# STEP=7 or STEP=07 -> 07, and the step before it.
+NN := $(shell printf '%02d' $$((10\#$(STEP))) 2>/dev/null)
+PREV := $(shell printf '%02d' $$((10\#$(STEP) - 1)) 2>/dev/null)
+BUILD_VARS := SANITIZE=$(SANITIZE) WERROR=$(WERROR)
+
+all: steps
+
+deps:
+	@mk/deps.sh
+
+# common/ first, so the steps (built in parallel) never race to build it.
+steps: deps
+	@$(MAKE) --no-print-directory -C common $(BUILD_VARS)
+	@$(MAKE) --no-print-directory $(STEPS:%=build-%)
+
+build-%:
+	@$(MAKE) --no-print-directory -C $* $(BUILD_VARS)
+
+run: steps
+	@echo "== $(LATEST)"
+	@cd $(LATEST) && ./$(notdir $(LATEST))
+
+test: deps
+	@SANITIZE=$(SANITIZE) WERROR=$(WERROR) tests/run.sh $(STEP)
+
+diff:
+	@test -n "$(STEP)" || { echo "usage: make diff STEP=N"; exit 2; }
+	@diff -ru -x build -x 'step[0-9][0-9]' steps/step$(PREV) \
+	    steps/step$(NN); test $$? -le 1
+
+book: deps
+	@$(MAKE) --no-print-directory -C docs
+
+bench: deps
+	@$(MAKE) --no-print-directory -C bench run
+
+clean:
+	@$(MAKE) -s -C common clean
+	@for s in $(STEPS); do $(MAKE) -s -C $$s clean; done
+	rm -rf tests/build docs/build bench/build
+
+.PHONY: all deps steps run test diff book bench clean

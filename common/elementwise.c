@@ -1,0 +1,482 @@
+/* elementwise.c - binary operations with NumPy broadcasting, unary math,
+ * where and clip. Each operation is one kernel per dtype, applied to
+ * contiguous runs of the output; broadcasting only decides the runs. */
+#include <math.h>
+#include <string.h>
+
+#include "nd_internal.h"
+
+/* ------------------------------------------------------------ binary */
+
+typedef enum BinaryOp {
+    OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_POW, OP_MAXIMUM, OP_MINIMUM,
+    OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
+} BinaryOp;
+
+/* out[i] = a[i*sa] OP b[i*sb] for i < n, where sa and sb are 0 (an
+ * operand held fixed) or 1. */
+typedef void (*BinaryKernel)(void *out, const void *a, int64_t sa,
+                             const void *b, int64_t sb, int64_t n);
+
+/* One kernel: the three common stride patterns get their own loop so
+ * the compiler can vectorise them. */
+#define BINARY_KERNEL(NAME, T, OUT_T, EXPR)                               \
+    static void NAME(void *out_, const void *a_, int64_t sa,              \
+                     const void *b_, int64_t sb, int64_t n)               \
+    {                                                                     \
+        OUT_T *out = out_;                                                \
+        const T *a = a_, *b = b_;                                         \
+        if (sa == 1 && sb == 1) {                                         \
+            for (int64_t i = 0; i < n; i++) {                             \
+                T x = a[i], y = b[i];                                     \
+                out[i] = (EXPR);                                          \
+            }                                                             \
+        } else if (sb == 0) {                                             \
+            T y = b[0];                                                   \
+            for (int64_t i = 0; i < n; i++) {                             \
+                T x = a[i * sa];                                          \
+                out[i] = (EXPR);                                          \
+            }                                                             \
+        } else {                                                          \
+            T x = a[0];                                                   \
+            for (int64_t i = 0; i < n; i++) {                             \
+                T y = b[i];                                               \
+                out[i] = (EXPR);                                          \
+            }                                                             \
+        }                                                                 \
+    }
+
+/* The element expressions, shared by every dtype that allows them. */
+#define E_ADD (x + y)
+#define E_SUB (x - y)
+#define E_MUL (x * y)
+#define E_DIV (x / y)
+#define E_MAX ((x > y || x != x) ? x : y)    /* NaN propagates */
+#define E_MIN ((x < y || x != x) ? x : y)
+#define E_EQ (x == y)
+#define E_NE (x != y)
+#define E_LT (x < y)
+#define E_LE (x <= y)
+#define E_GT (x > y)
+#define E_GE (x >= y)
+
+/* int64 arithmetic wraps around, as NumPy's does; C leaves signed
+ * overflow undefined, so it is done in uint64_t. */
+#define WRAP(OP) ((int64_t)((uint64_t)x OP (uint64_t)y))
+
+#define REAL_KERNELS(SUFFIX, T, ADD, SUB, MUL)                            \
+    BINARY_KERNEL(add_##SUFFIX, T, T, ADD)                                \
+    BINARY_KERNEL(sub_##SUFFIX, T, T, SUB)                                \
+    BINARY_KERNEL(mul_##SUFFIX, T, T, MUL)                                \
+    BINARY_KERNEL(max_##SUFFIX, T, T, E_MAX)                              \
+    BINARY_KERNEL(min_##SUFFIX, T, T, E_MIN)                              \
+    BINARY_KERNEL(eq_##SUFFIX, T, bool, E_EQ)                             \
+    BINARY_KERNEL(ne_##SUFFIX, T, bool, E_NE)                             \
+    BINARY_KERNEL(lt_##SUFFIX, T, bool, E_LT)                             \
+    BINARY_KERNEL(le_##SUFFIX, T, bool, E_LE)                             \
+    BINARY_KERNEL(gt_##SUFFIX, T, bool, E_GT)                             \
+    BINARY_KERNEL(ge_##SUFFIX, T, bool, E_GE)
+
+REAL_KERNELS(f64, double, E_ADD, E_SUB, E_MUL)
+REAL_KERNELS(f32, float, E_ADD, E_SUB, E_MUL)
+REAL_KERNELS(i64, int64_t, WRAP(+), WRAP(-), WRAP(*))
+REAL_KERNELS(u8, uint8_t, E_ADD, E_SUB, E_MUL)
+BINARY_KERNEL(div_f64, double, double, E_DIV)
+BINARY_KERNEL(div_f32, float, float, E_DIV)
+BINARY_KERNEL(pow_f64, double, double, pow(x, y))
+BINARY_KERNEL(pow_f32, float, float, powf(x, y))
+
+/* Integer powers by squaring, wrapping around like NumPy's; a negative
+ * exponent was refused before. */
+static inline int64_t ipow(int64_t base, int64_t exp)
+{
+    uint64_t result = 1, factor = (uint64_t)base;
+    while (exp > 0) {
+        if (exp & 1)
+            result *= factor;
+        factor *= factor;
+        exp >>= 1;
+    }
+    return (int64_t)result;
+}
+BINARY_KERNEL(pow_i64, int64_t, int64_t, ipow(x, y))
+BINARY_KERNEL(pow_u8, uint8_t, uint8_t, (uint8_t)ipow(x, y))
+
+/* bool: + is "or", * is "and", as in NumPy. */
+BINARY_KERNEL(add_b, bool, bool, x || y)
+BINARY_KERNEL(mul_b, bool, bool, x && y)
+BINARY_KERNEL(max_b, bool, bool, x || y)
+BINARY_KERNEL(min_b, bool, bool, x && y)
+BINARY_KERNEL(eq_b, bool, bool, E_EQ)
+BINARY_KERNEL(ne_b, bool, bool, E_NE)
+BINARY_KERNEL(lt_b, bool, bool, E_LT)
+BINARY_KERNEL(le_b, bool, bool, E_LE)
+BINARY_KERNEL(gt_b, bool, bool, E_GT)
+BINARY_KERNEL(ge_b, bool, bool, E_GE)
+
+#define COMPLEX_KERNELS(SUFFIX, T, POW)                                   \
+    BINARY_KERNEL(add_##SUFFIX, T, T, E_ADD)                              \
+    BINARY_KERNEL(sub_##SUFFIX, T, T, E_SUB)                              \
+    BINARY_KERNEL(mul_##SUFFIX, T, T, E_MUL)                              \
+    BINARY_KERNEL(div_##SUFFIX, T, T, E_DIV)                              \
+    BINARY_KERNEL(pow_##SUFFIX, T, T, POW(x, y))                          \
+    BINARY_KERNEL(eq_##SUFFIX, T, bool, E_EQ)                             \
+    BINARY_KERNEL(ne_##SUFFIX, T, bool, E_NE)
+
+COMPLEX_KERNELS(c128, double complex, cpow)
+COMPLEX_KERNELS(c64, float complex, cpowf)
+
+/* kernels[op][dtype]; NULL where NumPy refuses (or we do). */
+static const BinaryKernel binary_kernels[][ND_NUM_DTYPES] = {
+#define ROW(K) {K##_b, K##_u8, K##_i64, K##_f32, K##_f64, NULL, NULL}
+#define ROWC(K) {K##_b, K##_u8, K##_i64, K##_f32, K##_f64, K##_c64, K##_c128}
+    [OP_ADD] = {add_b, add_u8, add_i64, add_f32, add_f64, add_c64, add_c128},
+    [OP_SUB] = {NULL, sub_u8, sub_i64, sub_f32, sub_f64, sub_c64, sub_c128},
+    [OP_MUL] = {mul_b, mul_u8, mul_i64, mul_f32, mul_f64, mul_c64, mul_c128},
+    [OP_DIV] = {NULL, NULL, NULL, div_f32, div_f64, div_c64, div_c128},
+    [OP_POW] = {NULL, pow_u8, pow_i64, pow_f32, pow_f64, pow_c64, pow_c128},
+    [OP_MAXIMUM] = ROW(max),
+    [OP_MINIMUM] = ROW(min),
+    [OP_EQ] = ROWC(eq),
+    [OP_NE] = ROWC(ne),
+    [OP_LT] = ROW(lt),
+    [OP_LE] = ROW(le),
+    [OP_GT] = ROW(gt),
+    [OP_GE] = ROW(ge),
+#undef ROW
+#undef ROWC
+};
+
+static bool is_comparison(BinaryOp op) { return op >= OP_EQ; }
+
+/* The loop over a broadcast, in its simplest form: the output's axes
+ * with the element strides of a and b, axes of extent 1 dropped and
+ * neighbours merged where both operands run on contiguously, so
+ * (1000,1,1)+(1,1000,1) is a (1000,1000) loop with long rows. */
+typedef struct BroadcastLoop {
+    int ndim;
+    int64_t shape[ND_MAX_DIMS];
+    int64_t sa[ND_MAX_DIMS], sb[ND_MAX_DIMS];
+} BroadcastLoop;
+
+static BroadcastLoop simplify_loop(const NdArray *out, const NdArray *a,
+                                   const NdArray *b)
+{
+    int64_t sa[ND_MAX_DIMS], sb[ND_MAX_DIMS];
+    nd_broadcast_strides(out->ndim, out->shape, a->ndim, a->shape, sa);
+    nd_broadcast_strides(out->ndim, out->shape, b->ndim, b->shape, sb);
+    BroadcastLoop loop = {.ndim = 0};
+    for (int d = 0; d < out->ndim; d++) {
+        int64_t n = out->shape[d];
+        int k = loop.ndim - 1;          /* the axis before, if any */
+        if (n == 1)
+            continue;
+        if (k >= 0 && loop.sa[k] == sa[d] * n && loop.sb[k] == sb[d] * n) {
+            loop.shape[k] *= n;
+        } else {
+            k = loop.ndim++;
+            loop.shape[k] = n;
+        }
+        loop.sa[k] = sa[d];
+        loop.sb[k] = sb[d];
+    }
+    return loop;
+}
+
+/* Runs kernel over the broadcast of a and b (both of the kernel's input
+ * dtype) into out: one call when the operands have out's size or one is
+ * a single value, else one call per row of the simplified loop. */
+static void run_broadcast(BinaryKernel kernel, NdArray *out,
+                          const NdArray *a, const NdArray *b)
+{
+    if (a->size == out->size && b->size == out->size) {
+        kernel(out->data, a->data, 1, b->data, 1, out->size);
+        return;
+    }
+    if (b->size == 1 || a->size == 1) {
+        kernel(out->data, a->data, a->size == 1 ? 0 : 1,
+               b->data, b->size == 1 ? 0 : 1, out->size);
+        return;
+    }
+    BroadcastLoop loop = simplify_loop(out, a, b);
+    int last = loop.ndim - 1;
+    int64_t run = loop.shape[last];
+    /* Along a row the strides are 0 or 1, never both 0 (that axis
+     * would have extent 1 and been dropped). */
+    size_t in_size = nd_dtype_size(a->dtype);
+    size_t out_size = nd_dtype_size(out->dtype);
+    const char *ad = a->data, *bd = b->data;
+    char *od = out->data;
+    int64_t index[ND_MAX_DIMS] = {0};   /* position over the outer axes */
+    int64_t ia = 0, ib = 0;             /* offsets of the row's start */
+    for (int64_t start = 0; start < out->size; start += run) {
+        kernel(od + (size_t)start * out_size, ad + (size_t)ia * in_size,
+               loop.sa[last], bd + (size_t)ib * in_size, loop.sb[last],
+               run);
+        for (int d = last - 1; d >= 0; d--) {   /* the next row */
+            ia += loop.sa[d];
+            ib += loop.sb[d];
+            if (++index[d] < loop.shape[d])
+                break;
+            ia -= loop.sa[d] * loop.shape[d];
+            ib -= loop.sb[d] * loop.shape[d];
+            index[d] = 0;
+        }
+    }
+}
+
+static NdArray *binary(const char *name, BinaryOp op, const NdArray *a,
+                       const NdArray *b)
+{
+    nd_same_device(name, 2, (const NdArray *const[]){a, b});
+    int64_t shape[ND_MAX_DIMS];
+    int ndim = nd_broadcast_shapes(name, a, b, shape);
+    NdDtype dtype = nd_result_dtype(a, b);
+    /* True division of integers and bools is done in float64. */
+    if (op == OP_DIV && !nd_dtype_is_float(dtype) &&
+        !nd_dtype_is_complex(dtype))
+        dtype = ND_FLOAT64;
+    BinaryKernel kernel = binary_kernels[op][dtype];
+    if (!kernel)
+        nd_error(name, "not supported for the dtypes %s and %s",
+                 nd_dtype_name(a->dtype), nd_dtype_name(b->dtype));
+    if (op == OP_POW && nd_dtype_is_integer(dtype)) {
+        for (int64_t i = 0; i < b->size; i++)
+            if (nd_load(b->data, b->dtype, i) < 0)
+                nd_error(name, "integers to negative integer powers are "
+                         "not allowed");
+    }
+    NdArray *ca = nd_as_dtype(a, dtype);
+    NdArray *cb = nd_as_dtype(b, dtype);
+    NdArray *out = nd_empty(is_comparison(op) ? ND_BOOL : dtype, ndim,
+                            shape);
+    if (out->size > 0)
+        run_broadcast(kernel, out, ca, cb);
+    nd_release(ca);
+    nd_release(cb);
+    return out;
+}
+
+#define BINARY_API(FN, OP)                                                \
+    NdArray *FN(const NdArray *a, const NdArray *b)                       \
+    {                                                                     \
+        return binary(#FN, OP, a, b);                                     \
+    }
+
+BINARY_API(nd_add, OP_ADD)
+BINARY_API(nd_sub, OP_SUB)
+BINARY_API(nd_mul, OP_MUL)
+BINARY_API(nd_div, OP_DIV)
+BINARY_API(nd_pow, OP_POW)
+BINARY_API(nd_maximum, OP_MAXIMUM)
+BINARY_API(nd_minimum, OP_MINIMUM)
+BINARY_API(nd_equal, OP_EQ)
+BINARY_API(nd_not_equal, OP_NE)
+BINARY_API(nd_less, OP_LT)
+BINARY_API(nd_less_equal, OP_LE)
+BINARY_API(nd_greater, OP_GT)
+BINARY_API(nd_greater_equal, OP_GE)
+
+/* ------------------------------------------------------------ unary */
+
+typedef void (*UnaryKernel)(void *out, const void *a, int64_t n);
+
+#define UNARY_KERNEL(NAME, T, OUT_T, EXPR)                                \
+    static void NAME(void *out_, const void *a_, int64_t n)               \
+    {                                                                     \
+        OUT_T *out = out_;                                                \
+        const T *a = a_;                                                  \
+        for (int64_t i = 0; i < n; i++) {                                 \
+            T x = a[i];                                                   \
+            out[i] = (EXPR);                                              \
+        }                                                                 \
+    }
+
+#define MATH_KERNELS(NAME, F64, F32, C128, C64)                           \
+    UNARY_KERNEL(NAME##_f64, double, double, F64(x))                      \
+    UNARY_KERNEL(NAME##_f32, float, float, F32(x))                        \
+    UNARY_KERNEL(NAME##_c128, double complex, double complex, C128(x))    \
+    UNARY_KERNEL(NAME##_c64, float complex, float complex, C64(x))
+
+MATH_KERNELS(exp, exp, expf, cexp, cexpf)
+MATH_KERNELS(log, log, logf, clog, clogf)
+MATH_KERNELS(sin, sin, sinf, csin, csinf)
+MATH_KERNELS(cos, cos, cosf, ccos, ccosf)
+MATH_KERNELS(tanh, tanh, tanhf, ctanh, ctanhf)
+MATH_KERNELS(sqrt, sqrt, sqrtf, csqrt, csqrtf)
+
+#define NEGATE(x) (-(x))
+MATH_KERNELS(neg, NEGATE, NEGATE, NEGATE, NEGATE)
+UNARY_KERNEL(neg_i64, int64_t, int64_t, (int64_t)(0 - (uint64_t)x))
+UNARY_KERNEL(neg_u8, uint8_t, uint8_t, (uint8_t)-x)
+UNARY_KERNEL(abs_f64, double, double, fabs(x))
+UNARY_KERNEL(abs_f32, float, float, fabsf(x))
+UNARY_KERNEL(abs_i64, int64_t, int64_t,
+             x < 0 ? (int64_t)(0 - (uint64_t)x) : x)
+UNARY_KERNEL(abs_u8, uint8_t, uint8_t, x)
+UNARY_KERNEL(abs_b, bool, bool, x)
+UNARY_KERNEL(abs_c128, double complex, double, cabs(x))
+UNARY_KERNEL(abs_c64, float complex, float, cabsf(x))
+
+typedef struct UnarySpec {
+    const char *name;
+    UnaryKernel kernels[ND_NUM_DTYPES];
+    bool keeps_integers;        /* neg, abs: no conversion to float64 */
+} UnarySpec;
+
+#define MATH_SPEC(NAME) \
+    {"nd_" #NAME, {[ND_FLOAT32] = NAME##_f32, [ND_FLOAT64] = NAME##_f64, \
+                   [ND_COMPLEX64] = NAME##_c64, \
+                   [ND_COMPLEX128] = NAME##_c128}, false}
+
+static const UnarySpec spec_exp = MATH_SPEC(exp), spec_log = MATH_SPEC(log),
+    spec_sin = MATH_SPEC(sin), spec_cos = MATH_SPEC(cos),
+    spec_tanh = MATH_SPEC(tanh), spec_sqrt = MATH_SPEC(sqrt),
+    spec_neg = {"nd_neg", {NULL, neg_u8, neg_i64, neg_f32, neg_f64,
+                           neg_c64, neg_c128}, true},
+    spec_abs = {"nd_abs", {abs_b, abs_u8, abs_i64, abs_f32, abs_f64,
+                           abs_c64, abs_c128}, true};
+
+static NdDtype unary_out_dtype(const UnarySpec *spec, NdDtype in)
+{
+    if (spec == &spec_abs && in == ND_COMPLEX64)
+        return ND_FLOAT32;
+    if (spec == &spec_abs && in == ND_COMPLEX128)
+        return ND_FLOAT64;
+    return in;
+}
+
+static NdArray *unary(const UnarySpec *spec, const NdArray *a)
+{
+    nd_same_device(spec->name, 1, &a);
+    NdDtype dtype = a->dtype;
+    if (!spec->keeps_integers && !nd_dtype_is_float(dtype) &&
+        !nd_dtype_is_complex(dtype))
+        dtype = ND_FLOAT64;        /* np.exp(int) is float64 */
+    UnaryKernel kernel = spec->kernels[dtype];
+    if (!kernel)
+        nd_error(spec->name, "not supported for the dtype %s",
+                 nd_dtype_name(a->dtype));
+    NdArray *in = nd_as_dtype(a, dtype);
+    NdArray *out = nd_empty(unary_out_dtype(spec, dtype), a->ndim, a->shape);
+    kernel(out->data, in->data, out->size);
+    nd_release(in);
+    return out;
+}
+
+NdArray *nd_neg(const NdArray *a) { return unary(&spec_neg, a); }
+NdArray *nd_exp(const NdArray *a) { return unary(&spec_exp, a); }
+NdArray *nd_log(const NdArray *a) { return unary(&spec_log, a); }
+NdArray *nd_sin(const NdArray *a) { return unary(&spec_sin, a); }
+NdArray *nd_cos(const NdArray *a) { return unary(&spec_cos, a); }
+NdArray *nd_tanh(const NdArray *a) { return unary(&spec_tanh, a); }
+NdArray *nd_sqrt(const NdArray *a) { return unary(&spec_sqrt, a); }
+NdArray *nd_abs(const NdArray *a) { return unary(&spec_abs, a); }
+
+/* ------------------------------------------------------------ where, clip */
+
+/* out[i] = cond[i] ? a[i] : b[i] for operands of out's shape, copying
+ * elements of T (an unsigned type of the dtype's size). */
+#define SELECT_LOOP(T)                                                    \
+    do {                                                                  \
+        T *o = out->data;                                                 \
+        const T *x = a->data, *y = b->data;                               \
+        for (int64_t i = 0; i < out->size; i++)                           \
+            o[i] = cond[i] ? x[i] : y[i];                                 \
+    } while (0)
+
+static void select_same_shape(NdArray *out, const bool *cond,
+                              const NdArray *a, const NdArray *b)
+{
+    switch (nd_dtype_size(out->dtype)) {
+    case 1: SELECT_LOOP(uint8_t); break;
+    case 4: SELECT_LOOP(uint32_t); break;
+    case 8: SELECT_LOOP(uint64_t); break;
+    default: SELECT_LOOP(double complex); break;
+    }
+}
+
+/* The same with broadcasting: element offsets computed per element. */
+static void select_broadcast(NdArray *out, const NdArray *c,
+                             const NdArray *a, const NdArray *b)
+{
+    int ndim = out->ndim;
+    const int64_t *shape = out->shape;
+    int64_t sc[ND_MAX_DIMS], sa[ND_MAX_DIMS], sb[ND_MAX_DIMS];
+    nd_broadcast_strides(ndim, shape, c->ndim, c->shape, sc);
+    nd_broadcast_strides(ndim, shape, a->ndim, a->shape, sa);
+    nd_broadcast_strides(ndim, shape, b->ndim, b->shape, sb);
+    size_t size = nd_dtype_size(out->dtype);
+    for (int64_t i = 0; i < out->size; i++) {
+        int64_t k = nd_broadcast_offset(i, ndim, shape, sc);
+        bool pick_a = ND_DATA(c, bool)[k];
+        const NdArray *src = pick_a ? a : b;
+        int64_t j = nd_broadcast_offset(i, ndim, shape, pick_a ? sa : sb);
+        memcpy((char *)out->data + (size_t)i * size,
+               (const char *)src->data + (size_t)j * size, size);
+    }
+}
+
+NdArray *nd_where(const NdArray *cond, const NdArray *a, const NdArray *b)
+{
+    const char *name = "nd_where";
+    nd_same_device(name, 3, (const NdArray *const[]){cond, a, b});
+    int64_t ab_shape[ND_MAX_DIMS], shape[ND_MAX_DIMS];
+    int ab_ndim = nd_broadcast_shapes(name, a, b, ab_shape);
+    NdArray ab = {.ndim = ab_ndim};      /* only its shape is read */
+    memcpy(ab.shape, ab_shape, sizeof ab_shape);
+    int ndim = nd_broadcast_shapes(name, cond, &ab, shape);
+    NdDtype dtype = nd_result_dtype(a, b);
+    NdArray *c = nd_as_dtype(cond, ND_BOOL);
+    NdArray *ca = nd_as_dtype(a, dtype), *cb = nd_as_dtype(b, dtype);
+    NdArray *out = nd_empty(dtype, ndim, shape);
+    if (c->size == out->size && ca->size == out->size &&
+        cb->size == out->size)
+        select_same_shape(out, c->data, ca, cb);
+    else
+        select_broadcast(out, c, ca, cb);
+    nd_release(c);
+    nd_release(ca);
+    nd_release(cb);
+    return out;
+}
+
+/* min(max(x, lo), hi) with the bounds in x's type T; NaN passes. */
+#define CLIP_LOOP(T)                                                      \
+    do {                                                                  \
+        T *o = out->data, low = (T)lo, high = (T)hi;                      \
+        const T *x = a->data;                                             \
+        for (int64_t i = 0; i < a->size; i++) {                           \
+            T v = x[i] < low ? low : x[i];                                \
+            o[i] = v > high ? high : v;                                   \
+        }                                                                 \
+    } while (0)
+
+NdArray *nd_clip(const NdArray *a, double lo, double hi)
+{
+    nd_same_device("nd_clip", 1, &a);
+    if (nd_dtype_is_complex(a->dtype))
+        nd_error("nd_clip", "not supported for the dtype %s",
+                 nd_dtype_name(a->dtype));
+    NdArray *out = nd_empty(a->dtype, a->ndim, a->shape);
+    if (a->dtype == ND_FLOAT64) {
+        CLIP_LOOP(double);
+    } else if (a->dtype == ND_FLOAT32) {
+        CLIP_LOOP(float);
+    } else {
+        /* Integers and bools: compared as doubles, so a bound such as
+         * 0.5 is not truncated first; elements in range are copied. */
+        size_t size = nd_dtype_size(a->dtype);
+        for (int64_t i = 0; i < a->size; i++) {
+            double x = nd_load(a->data, a->dtype, i);
+            double v = x < lo ? lo : x;
+            v = v > hi ? hi : v;
+            if (v != x)
+                nd_store(out->data, a->dtype, i, v);
+            else
+                memcpy((char *)out->data + (size_t)i * size,
+                       (const char *)a->data + (size_t)i * size, size);
+        }
+    }
+    return out;
+}

@@ -1,0 +1,178 @@
+/* gpu.c - opens the GPU half (libnd_cuda.so) with dlopen on first use,
+ * the C twin of `try: import cupy`, and keeps a one-line reason when it
+ * cannot; then gives the CPU half device arrays and checked calls into
+ * the GPU library's table. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nd_gpu.h"
+#include "nd_internal.h"
+
+/* common/Makefile sets this to where it builds the library. */
+#ifndef ND_GPU_LIBRARY_PATH
+#define ND_GPU_LIBRARY_PATH "libnd_cuda.so"
+#endif
+
+static const NdGpuBackend *backend;     /* NULL while the GPU is off */
+static bool tried;
+static char reason[320] = "GPU library not built";
+
+/* ------------------------------------------------------------ loading */
+
+/* The library to open: $ND_GPU_LIBRARY, else the one the build made.
+ * NULL (with the reason set) when that file is not there. */
+static const char *library_path(void)
+{
+    const char *path = getenv("ND_GPU_LIBRARY");
+    if (path && *path) {
+        if (access(path, R_OK) == 0)
+            return path;
+        snprintf(reason, sizeof reason, "GPU library not found at %s "
+                 "(ND_GPU_LIBRARY)", path);
+        return NULL;
+    }
+    if (access(ND_GPU_LIBRARY_PATH, R_OK) == 0)
+        return ND_GPU_LIBRARY_PATH;
+    snprintf(reason, sizeof reason, "GPU library not built (no %s; "
+             "building it needs nvcc)", ND_GPU_LIBRARY_PATH);
+    return NULL;
+}
+
+/* The reason for an answer of the library's init(). */
+static void explain(NdGpuInit init, const char *detail)
+{
+    const char *why = "CUDA initialisation failed";
+    switch (init) {
+    case ND_GPU_READY: why = "available"; break;
+    case ND_GPU_NO_DRIVER: why = "no CUDA driver"; break;
+    case ND_GPU_OLD_DRIVER: why = "CUDA driver too old"; break;
+    case ND_GPU_NO_DEVICE: why = "no CUDA device"; break;
+    case ND_GPU_INIT_FAILED: break;
+    }
+    if (detail[0])
+        snprintf(reason, sizeof reason, "%s (%s)", why, detail);
+    else
+        snprintf(reason, sizeof reason, "%s", why);
+}
+
+/* Opens the library and asks it for a device. The library stays loaded
+ * even when it finds none: the CUDA runtime in it registers exit
+ * handlers, which must still be there when the program ends. */
+static void load(void)
+{
+    tried = true;
+    const char *path = library_path();
+    if (!path)
+        return;
+    void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!library) {
+        snprintf(reason, sizeof reason, "GPU library could not be "
+                 "loaded: %s", dlerror());
+        return;
+    }
+    NdGpuBackendFn entry;
+    *(void **)&entry = dlsym(library, ND_GPU_BACKEND_SYMBOL);
+    const NdGpuBackend *table = entry ? entry() : NULL;
+    if (!table) {
+        snprintf(reason, sizeof reason, "%s has no %s", path,
+                 ND_GPU_BACKEND_SYMBOL);
+        return;
+    }
+    if (table->abi_version != ND_GPU_ABI_VERSION) {
+        snprintf(reason, sizeof reason, "GPU library out of date "
+                 "(interface %d, this program needs %d): rebuild it with "
+                 "make -C common", table->abi_version, ND_GPU_ABI_VERSION);
+        return;
+    }
+    char detail[256];
+    NdGpuInit init = table->init(detail, sizeof detail);
+    explain(init, detail);
+    if (init == ND_GPU_READY)
+        backend = table;
+}
+
+const NdGpuBackend *nd_gpu(void)
+{
+    if (!tried)
+        load();
+    return backend;
+}
+
+const char *nd_gpu_reason(void)
+{
+    nd_gpu();
+    return reason;
+}
+
+const NdGpuBackend *nd_gpu_require(const char *op)
+{
+    const NdGpuBackend *gpu = nd_gpu();
+    if (!gpu)
+        nd_error(op, "GPU support is off (%s)", reason);
+    return gpu;
+}
+
+void nd_gpu_check(const char *op, int status)
+{
+    if (status != 0)
+        nd_error(op, "on the GPU: %s", backend->last_error());
+}
+
+/* ------------------------------------------------------------ arrays */
+
+NdArray *nd_gpu_empty(const char *op, NdDtype dtype, int ndim,
+                      const int64_t *shape)
+{
+    const NdGpuBackend *gpu = nd_gpu_require(op);
+    nd_check_shape(op, ndim, shape);
+    NdArray *a = calloc(1, sizeof *a);
+    if (!a)
+        nd_error(op, "out of memory");
+    a->dtype = dtype;
+    a->device = ND_CUDA;
+    a->ndim = ndim;
+    a->size = 1;
+    for (int d = 0; d < ndim; d++) {
+        a->shape[d] = shape[d];
+        a->size *= shape[d];
+    }
+    a->data = gpu->alloc((size_t)a->size * nd_dtype_size(dtype));
+    if (!a->data) {
+        free(a);
+        nd_error(op, "on the GPU: %s", gpu->last_error());
+    }
+    a->refcount = 1;
+    return a;
+}
+
+void nd_gpu_free(NdArray *a)
+{
+    if (backend)
+        backend->free(a->data);
+}
+
+NdArray *nd_gpu_upload(const char *op, const NdArray *host)
+{
+    NdArray *a = nd_gpu_empty(op, host->dtype, host->ndim, host->shape);
+    int status = backend->upload(a->data, host->data,
+                                 (size_t)a->size * nd_dtype_size(a->dtype));
+    if (status != 0)
+        nd_release(a);
+    nd_gpu_check(op, status);
+    return a;
+}
+
+NdArray *nd_gpu_download(const char *op, const NdArray *device)
+{
+    const NdGpuBackend *gpu = nd_gpu_require(op);
+    NdArray *a = nd_empty(device->dtype, device->ndim, device->shape);
+    int status = gpu->download(a->data, device->data,
+                               (size_t)a->size * nd_dtype_size(a->dtype));
+    if (status != 0)
+        nd_release(a);
+    nd_gpu_check(op, status);
+    return a;
+}

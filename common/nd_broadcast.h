@@ -1,0 +1,52 @@
+/* nd_broadcast.h - broadcast index arithmetic, shared by the C library
+ * and the CUDA kernels (both compilers include it), so the CPU tests
+ * exercise the same code the GPU runs. */
+#ifndef ND_BROADCAST_H
+#define ND_BROADCAST_H
+
+#include <stdint.h>
+
+#ifdef __CUDACC__
+#define ND_HOST_DEVICE __host__ __device__
+#else
+#define ND_HOST_DEVICE
+#endif
+
+enum { ND_BCAST_MAX_DIMS = 8 };
+
+/* Element strides (in elements, C order) of an operand of shape
+ * in_shape[in_ndim] read as if it had out_shape[out_ndim]: 0 along every
+ * axis it is broadcast over. The shapes must be compatible. */
+ND_HOST_DEVICE static inline void
+nd_broadcast_strides(int out_ndim, const int64_t *out_shape, int in_ndim,
+                     const int64_t *in_shape, int64_t *strides)
+{
+    int64_t stride = 1;
+    for (int d = out_ndim - 1; d >= 0; d--) {
+        int k = d - (out_ndim - in_ndim);       /* matching input axis */
+        if (k < 0 || in_shape[k] == 1) {
+            strides[d] = 0;
+        } else {
+            strides[d] = stride;
+        }
+        if (k >= 0)
+            stride *= in_shape[k];
+    }
+    (void)out_shape;    /* implied by out_ndim: kept for readability */
+}
+
+/* Offset into an operand of the output element at flat index i. */
+ND_HOST_DEVICE static inline int64_t
+nd_broadcast_offset(int64_t i, int ndim, const int64_t *shape,
+                    const int64_t *strides)
+{
+    int64_t offset = 0;
+    for (int d = ndim - 1; d >= 0; d--) {
+        int64_t coord = i % shape[d];
+        i /= shape[d];
+        offset += coord * strides[d];
+    }
+    return offset;
+}
+
+#endif /* ND_BROADCAST_H */

@@ -1,0 +1,234 @@
+/* nd_gpu.h - the seam between the array library (C, libnd.a) and its GPU
+ * half (CUDA, libnd_cuda.so, opened with dlopen): one versioned table of
+ * functions that the GPU library exports through nd_gpu_backend(), and
+ * the index arithmetic that both compilers share. */
+#ifndef ND_GPU_H
+#define ND_GPU_H
+
+#ifdef __cplusplus
+/* nd.h is C11; in C++ (nvcc) its _Noreturn is spelled as an attribute. */
+#define _Noreturn [[noreturn]]
+extern "C" {
+#endif
+
+#include "nd.h"
+#include "nd_broadcast.h"
+
+/* Bumped whenever the table below changes: a GPU library built from
+ * other sources is refused instead of called through the wrong slots. */
+enum { ND_GPU_ABI_VERSION = 1 };
+
+/* Why the GPU cannot be used, as the GPU library finds out. */
+typedef enum NdGpuInit {
+    ND_GPU_READY,
+    ND_GPU_NO_DRIVER,       /* libcuda.so.1 missing (or only its stub) */
+    ND_GPU_OLD_DRIVER,      /* the driver predates the CUDA runtime */
+    ND_GPU_NO_DEVICE,
+    ND_GPU_INIT_FAILED,     /* any other CUDA error; see the detail */
+} NdGpuInit;
+
+/* The operations, in the order of the CPU half's tables. */
+typedef enum NdGpuBinary {
+    ND_GPU_ADD, ND_GPU_SUB, ND_GPU_MUL, ND_GPU_DIV, ND_GPU_POW,
+    ND_GPU_MAXIMUM, ND_GPU_MINIMUM,
+    ND_GPU_EQ, ND_GPU_NE, ND_GPU_LT, ND_GPU_LE, ND_GPU_GT, ND_GPU_GE,
+} NdGpuBinary;
+
+typedef enum NdGpuUnary {
+    ND_GPU_NEG, ND_GPU_EXP, ND_GPU_LOG, ND_GPU_SIN, ND_GPU_COS,
+    ND_GPU_TANH, ND_GPU_SQRT, ND_GPU_ABS,
+} NdGpuUnary;
+
+typedef enum NdGpuReduce {
+    ND_GPU_SUM, ND_GPU_MEAN, ND_GPU_MAX, ND_GPU_MIN,
+} NdGpuReduce;
+
+typedef enum NdGpuFft {
+    ND_GPU_FFT,             /* complex128 -> complex128, every axis */
+    ND_GPU_IFFT,            /* the same, inverse, scaled by 1/size */
+    ND_GPU_RFFT,            /* float64 -> complex128, last axis n/2+1 */
+    ND_GPU_IRFFT,           /* complex128 -> float64, last axis n */
+} NdGpuFft;
+
+/* The caching pool's counters, as CuPy's MemoryPool reports them. */
+typedef struct NdGpuPoolStats {
+    size_t used_bytes;      /* held by live arrays */
+    size_t cached_bytes;    /* freed, kept for reuse */
+    int64_t device_mallocs; /* cudaMalloc calls so far */
+    int64_t reuses;         /* allocations served from the cache */
+} NdGpuPoolStats;
+
+/* Where the elements of a[index] lie in a (NumPy's basic and advanced
+ * indexing, planned on the host): element i of the selection, in C
+ * order over shape, is at
+ *     base + sum_d coord_d * strides[d]
+ *          + sum_k arrays[k].data[sum_d coord_d * arrays[k].strides[d]]
+ *                  * arrays[k].axis_stride
+ * elements from a's start, an index entry counting from the end of its
+ * axis when negative. */
+typedef struct NdGpuIndexArray {
+    const int64_t *data;            /* int64 indices, on the device */
+    int64_t strides[ND_MAX_DIMS];   /* per selection dim; 0: not read */
+    int64_t axis_size;              /* extent of the axis it indexes */
+    int64_t axis_stride;            /* elements of a per step on it */
+    int axis;                       /* that axis, for error messages */
+} NdGpuIndexArray;
+
+typedef struct NdGpuIndexPlan {
+    int ndim;                       /* the selection's shape */
+    int64_t shape[ND_MAX_DIMS];
+    int64_t size;
+    int64_t base;                   /* what ints and slice starts fix */
+    int64_t strides[ND_MAX_DIMS];   /* elements of a per step; 0 for the
+                                       dims of the index arrays */
+    int narrays;
+    NdGpuIndexArray arrays[ND_MAX_DIMS];
+} NdGpuIndexPlan;
+
+/* An index entry found out of range by a kernel. */
+typedef struct NdGpuIndexError {
+    int found;                      /* 0: every index was in range */
+    int axis;
+    int64_t index, axis_size;
+} NdGpuIndexError;
+
+/* The table. Every int-returning entry returns 0 on success and -1 on a
+ * failed CUDA call or an operation it cannot do, with last_error()
+ * saying which; alloc returns NULL then. The NdArray arguments are
+ * device arrays whose shapes and dtypes the CPU half has checked;
+ * outputs are allocated (with alloc) by the caller. */
+typedef struct NdGpuBackend {
+    int abi_version;                /* ND_GPU_ABI_VERSION */
+    const char *(*last_error)(void);
+    /* Finds the driver and device 0; writes a one-line detail. */
+    NdGpuInit (*init)(char *detail, size_t size);
+
+    /* Memory, through the caching pool; copies synchronise the host. */
+    void *(*alloc)(size_t bytes);
+    void (*free)(void *ptr);
+    int (*upload)(void *dst, const void *src, size_t bytes);
+    int (*download)(void *dst, const void *src, size_t bytes);
+    int (*copy)(void *dst, const void *src, size_t bytes);
+    int (*synchronize)(void);
+    void (*pool_stats)(NdGpuPoolStats *stats);
+    int (*pool_trim)(void);         /* cudaFree what the pool caches */
+
+    /* Elementwise. "Broadcast" operands are read as if they had out's
+     * shape (nd_broadcast_strides). */
+    int (*fill)(NdArray *out, double value);    /* cast as nd_store */
+    /* out = in broadcast to out's shape, converted to out's dtype. */
+    int (*cast)(NdArray *out, const NdArray *in);
+    /* The general copy: ndim/shape walked in C order, elements of
+     * elsize bytes read and written through element strides. */
+    int (*copy_strided)(void *dst, const int64_t *dst_strides,
+                        const void *src, const int64_t *src_strides,
+                        int ndim, const int64_t *shape, size_t elsize);
+    /* a and b broadcast, of one dtype; out has it, or bool. */
+    int (*binary)(NdGpuBinary op, NdArray *out, const NdArray *a,
+                  const NdArray *b);
+    /* out has a's shape and dtype (abs of complex: the real dtype). */
+    int (*unary)(NdGpuUnary op, NdArray *out, const NdArray *a);
+    /* cond (bool), a and b (out's dtype) broadcast. */
+    int (*where)(NdArray *out, const NdArray *cond, const NdArray *a,
+                 const NdArray *b);
+    /* out and a of one shape and real dtype; bounds as nd_clip. */
+    int (*clip)(NdArray *out, const NdArray *a, double lo, double hi);
+    /* np.allclose of a and b broadcast, any dtypes; *result is set. */
+    int (*allclose)(const NdArray *a, const NdArray *b, double rtol,
+                    double atol, bool *result);
+
+    /* Reduces the axes d with bit d of axes set; a has out's dtype and
+     * out its shape without those axes. MEAN divides by the count. */
+    int (*reduce)(NdGpuReduce op, NdArray *out, const NdArray *a,
+                  unsigned axes);
+    /* out (int64): the first maximum along axis, or over the flattened
+     * array when axis is -1; NaN counts as the maximum. */
+    int (*argmax)(NdArray *out, const NdArray *a, int axis);
+
+    /* c = op(a) @ op(b), 2-D, one dtype; row-major is handled by the
+     * order of the operands, not by copies. */
+    int (*gemm)(NdArray *c, const NdArray *a, bool trans_a,
+                const NdArray *b, bool trans_b);
+
+    /* out = a[plan] and a[plan] += values (broadcast to the plan's
+     * shape, a's dtype; repeated indices add up). An index out of range
+     * is reported in *err (the call still returns 0). */
+    int (*gather)(NdArray *out, const NdArray *a,
+                  const NdGpuIndexPlan *plan, NdGpuIndexError *err);
+    int (*scatter_add)(NdArray *a, const NdArray *values,
+                       const NdGpuIndexPlan *plan, NdGpuIndexError *err);
+
+    /* The transforms of NdGpuFft over every axis; plans are cached. */
+    int (*fft)(NdGpuFft kind, NdArray *out, const NdArray *in);
+} NdGpuBackend;
+
+/* The one symbol libnd_cuda.so exports. */
+typedef const NdGpuBackend *(*NdGpuBackendFn)(void);
+#define ND_GPU_BACKEND_SYMBOL "nd_gpu_backend"
+
+/* ------------------------------------------------------------ shared */
+
+/* The offset in a of element i of an index plan (see NdGpuIndexPlan),
+ * or -1 with *bad set to the plan's array k + 1 whose entry is out of
+ * range and *bad_index to that entry. */
+ND_HOST_DEVICE static inline int64_t
+nd_index_offset(const NdGpuIndexPlan *plan, int64_t i, int *bad,
+                int64_t *bad_index)
+{
+    int64_t coord[ND_MAX_DIMS];
+    for (int d = plan->ndim - 1; d >= 0; d--) {
+        coord[d] = i % plan->shape[d];
+        i /= plan->shape[d];
+    }
+    int64_t offset = plan->base;
+    for (int d = 0; d < plan->ndim; d++)
+        offset += coord[d] * plan->strides[d];
+    for (int k = 0; k < plan->narrays; k++) {
+        const NdGpuIndexArray *ix = &plan->arrays[k];
+        int64_t at = 0;
+        for (int d = 0; d < plan->ndim; d++)
+            at += coord[d] * ix->strides[d];
+        int64_t index = ix->data[at];
+        int64_t position = index < 0 ? index + ix->axis_size : index;
+        if (position < 0 || position >= ix->axis_size) {
+            *bad = k + 1;
+            *bad_index = index;
+            return -1;
+        }
+        offset += position * ix->axis_stride;
+    }
+    return offset;
+}
+
+/* ------------------------------------------------------------ loader */
+
+#ifndef __CUDACC__
+/* What the CPU half uses (gpu.c): the loader and checked calls. */
+
+/* The GPU library's table once it is loaded and a device found, else
+ * NULL. Loads it on the first call. */
+const NdGpuBackend *nd_gpu(void);
+/* "available", or the one-line reason the GPU half is off. */
+const char *nd_gpu_reason(void);
+/* The table; stops with op's name and the reason when the GPU is off. */
+const NdGpuBackend *nd_gpu_require(const char *op);
+/* Stops with op's name and the GPU library's message unless status
+ * is 0 (the return value of a table entry). */
+void nd_gpu_check(const char *op, int status);
+
+/* A device array of the given shape, its memory from the pool. */
+NdArray *nd_gpu_empty(const char *op, NdDtype dtype, int ndim,
+                      const int64_t *shape);
+/* Its memory back to the pool (nd_release, through nd_device_free). */
+void nd_gpu_free(NdArray *a);
+/* cp.asarray and cp.asnumpy: a copy on the device of a host array, and
+ * a copy on the host of a device array. */
+NdArray *nd_gpu_upload(const char *op, const NdArray *host);
+NdArray *nd_gpu_download(const char *op, const NdArray *device);
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* ND_GPU_H */

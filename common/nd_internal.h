@@ -1,0 +1,51 @@
+/* nd_internal.h - what the files of common/ share and nothing outside
+ * them uses: allocation, checks that report through nd_error, element
+ * conversion between dtypes, and the broadcast of two shapes. */
+#ifndef ND_INTERNAL_H
+#define ND_INTERNAL_H
+
+#include <complex.h>
+
+#include "nd.h"
+#include "nd_broadcast.h"
+
+/* Room for a shape written as "(2,3)" or "(2, 3)". */
+enum { ND_SHAPE_TEXT = ND_MAX_DIMS * 22 + 8 };
+
+/* Writes "(2,3)" (NumPy's error style) or, when spaced, "(2, 3)" and
+ * "(3,)" (Python's tuple style) into buf; returns buf. */
+char *nd_format_shape(char buf[ND_SHAPE_TEXT], int ndim,
+                      const int64_t *shape, bool spaced);
+
+/* Stops with an error unless ndim and every extent are valid. */
+void nd_check_shape(const char *op, int ndim, const int64_t *shape);
+/* A negative axis counted from the end, checked against ndim. */
+int nd_normalize_axis(const char *op, int axis, int ndim);
+
+/* Devices: every public operation on arrays starts with one of these.
+ * nd_require_cpu refuses a device array with a message that names the
+ * conversion; nd_same_device refuses operands on different devices and
+ * returns their common device. */
+void nd_require_cpu(const char *op, const NdArray *a);
+NdDevice nd_same_device(const char *op, int n, const NdArray *const *arrays);
+/* Frees the device memory of a device array (called by nd_release). */
+void nd_device_free(NdArray *a);
+
+/* Elements as double / double complex, whatever the dtype. */
+double nd_load(const void *data, NdDtype dtype, int64_t i);
+double complex nd_load_complex(const void *data, NdDtype dtype, int64_t i);
+void nd_store(void *data, NdDtype dtype, int64_t i, double value);
+void nd_store_complex(void *data, NdDtype dtype, int64_t i,
+                      double complex value);
+/* Converts n elements from src (dtype from) into dst (dtype to). */
+void nd_cast_buffer(void *dst, NdDtype to, const void *src, NdDtype from,
+                    int64_t n);
+/* a itself (a new reference) when it already has dtype, else a cast. */
+NdArray *nd_as_dtype(const NdArray *a, NdDtype dtype);
+
+/* The broadcast shape of a and b, or an error naming op and both shapes.
+ * Writes out_shape (ND_MAX_DIMS entries) and returns its ndim. */
+int nd_broadcast_shapes(const char *op, const NdArray *a, const NdArray *b,
+                        int64_t *out_shape);
+
+#endif /* ND_INTERNAL_H */

@@ -1,0 +1,498 @@
+/* ndarray.c - the array object: creation, reference counting, element
+ * access, copies and casts, and in-place updates. */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nd_internal.h"
+
+char *nd_format_shape(char buf[ND_SHAPE_TEXT], int ndim,
+                      const int64_t *shape, bool spaced)
+{
+    int len = sprintf(buf, "(");
+    for (int d = 0; d < ndim; d++)
+        len += sprintf(buf + len, "%s%" PRId64,
+                       d == 0 ? "" : (spaced ? ", " : ","), shape[d]);
+    sprintf(buf + len, "%s)", spaced && ndim == 1 ? "," : "");
+    return buf;
+}
+
+/* A shape as NumPy's error messages write it: "(2,3)", "(4,)", "()".
+ * (The spaced form differs from it only in 1-d, by the comma.) */
+static char *error_shape(char buf[ND_SHAPE_TEXT], int ndim,
+                         const int64_t *shape)
+{
+    return nd_format_shape(buf, ndim, shape, ndim == 1);
+}
+
+char *nd_shape_str(const NdArray *a)
+{
+    char buf[ND_SHAPE_TEXT];
+    nd_format_shape(buf, a->ndim, a->shape, true);
+    char *text = strdup(buf);
+    if (!text)
+        nd_error("nd_shape_str", "out of memory");
+    return text;
+}
+
+/* The most elements an array may have: its bytes, at up to 16 per
+ * element, must fit in an int64_t (and so in a size_t). */
+#define MAX_ELEMENTS (INT64_MAX / 16)
+
+void nd_check_shape(const char *op, int ndim, const int64_t *shape)
+{
+    if (ndim < 0 || ndim > ND_MAX_DIMS)
+        nd_error(op, "%d dimensions requested; at most %d are supported",
+                 ndim, ND_MAX_DIMS);
+    for (int d = 0; d < ndim; d++)
+        if (shape[d] < 0)
+            nd_error(op, "negative dimensions are not allowed "
+                     "(axis %d is %" PRId64 ")", d, shape[d]);
+    int64_t size = 1;
+    for (int d = 0; d < ndim && size > 0; d++) {
+        if (shape[d] > MAX_ELEMENTS / size) {
+            char text[ND_SHAPE_TEXT];
+            nd_error(op, "array is too big; shape %s has more elements "
+                     "than memory can hold",
+                     error_shape(text, ndim, shape));
+        }
+        size *= shape[d];
+    }
+}
+
+int nd_normalize_axis(const char *op, int axis, int ndim)
+{
+    if (axis < -ndim || axis >= ndim)
+        nd_error(op, "axis %d is out of bounds for array of dimension %d",
+                 axis, ndim);
+    return axis < 0 ? axis + ndim : axis;
+}
+
+/* ------------------------------------------------------------ creation */
+
+/* A new CPU array of shape, its elements left unset. Errors name op,
+ * the public function that asked for it. */
+static NdArray *new_array(const char *op, NdDtype dtype, int ndim,
+                          const int64_t *shape)
+{
+    if ((unsigned)dtype >= ND_NUM_DTYPES)
+        nd_error(op, "invalid dtype %d", (int)dtype);
+    nd_check_shape(op, ndim, shape);
+    int64_t size = 1;
+    for (int d = 0; d < ndim; d++)
+        size *= shape[d];
+    size_t bytes = (size_t)size * nd_dtype_size(dtype);
+    /* 64-byte alignment suits AVX-512 loads and BLAS. */
+    size_t rounded = (bytes + 63) / 64 * 64;
+    void *data = aligned_alloc(64, rounded ? rounded : 64);
+    NdArray *a = data ? calloc(1, sizeof *a) : NULL;
+    if (!a) {
+        free(data);
+        nd_error(op, "out of memory allocating %zu bytes", bytes);
+    }
+    a->dtype = dtype;
+    a->device = ND_CPU;
+    a->ndim = ndim;
+    if (ndim > 0)
+        memcpy(a->shape, shape, (size_t)ndim * sizeof *shape);
+    a->size = size;
+    a->data = data;
+    a->refcount = 1;
+    return a;
+}
+
+/* A new array with every element set to value. */
+static NdArray *new_filled(const char *op, NdDtype dtype, int ndim,
+                           const int64_t *shape, double value)
+{
+    NdArray *a = new_array(op, dtype, ndim, shape);
+    if (dtype == ND_FLOAT64) {
+        for (int64_t i = 0; i < a->size; i++)
+            ND_DATA(a, double)[i] = value;
+    } else if (dtype == ND_FLOAT32) {
+        for (int64_t i = 0; i < a->size; i++)
+            ND_DATA(a, float)[i] = (float)value;
+    } else {
+        for (int64_t i = 0; i < a->size; i++)
+            nd_store(a->data, dtype, i, value);
+    }
+    return a;
+}
+
+NdArray *nd_empty(NdDtype dtype, int ndim, const int64_t *shape)
+{
+    return new_array("nd_empty", dtype, ndim, shape);
+}
+
+NdArray *nd_zeros(NdDtype dtype, int ndim, const int64_t *shape)
+{
+    NdArray *a = new_array("nd_zeros", dtype, ndim, shape);
+    memset(a->data, 0, (size_t)a->size * nd_dtype_size(dtype));
+    return a;
+}
+
+NdArray *nd_full(NdDtype dtype, int ndim, const int64_t *shape,
+                 double value)
+{
+    return new_filled("nd_full", dtype, ndim, shape, value);
+}
+
+NdArray *nd_ones(NdDtype dtype, int ndim, const int64_t *shape)
+{
+    return new_filled("nd_ones", dtype, ndim, shape, 1.0);
+}
+
+NdArray *nd_zeros_like(const NdArray *a)
+{
+    nd_require_cpu("nd_zeros_like", a);
+    return nd_zeros(a->dtype, a->ndim, a->shape);
+}
+
+NdArray *nd_ones_like(const NdArray *a)
+{
+    nd_require_cpu("nd_ones_like", a);
+    return nd_ones(a->dtype, a->ndim, a->shape);
+}
+
+NdArray *nd_full_like(const NdArray *a, double value)
+{
+    nd_require_cpu("nd_full_like", a);
+    return nd_full(a->dtype, a->ndim, a->shape, value);
+}
+
+NdArray *nd_scalar(double value)
+{
+    return new_filled("nd_scalar", ND_FLOAT64, 0, NULL, value);
+}
+
+NdArray *nd_scalar_of(NdDtype dtype, double value)
+{
+    return new_filled("nd_scalar_of", dtype, 0, NULL, value);
+}
+
+NdArray *nd_from_buffer(NdDtype dtype, int ndim, const int64_t *shape,
+                        const void *data)
+{
+    NdArray *a = new_array("nd_from_buffer", dtype, ndim, shape);
+    if (a->size > 0)
+        memcpy(a->data, data, (size_t)a->size * nd_dtype_size(dtype));
+    return a;
+}
+
+/* NumPy's arange fill: the first two values are start and start + step
+ * stored in the array's dtype; the others are first + i * (second -
+ * first) computed in that dtype. So np.arange(1, 2, 0.1)[3] is
+ * 1.3000000000000003, not 1 + 3 * 0.1. */
+static void fill_arange(NdArray *a, double start, double step)
+{
+    int64_t n = a->size;
+    if (n > 0)
+        nd_store(a->data, a->dtype, 0, start);
+    if (n > 1)
+        nd_store(a->data, a->dtype, 1, start + step);
+    if (n <= 2)
+        return;
+    if (a->dtype == ND_FLOAT32) {
+        float *x = a->data, delta = x[1] - x[0];
+        for (int64_t i = 2; i < n; i++)
+            x[i] = x[0] + (float)i * delta;
+    } else {
+        double first = nd_load(a->data, a->dtype, 0);
+        double delta = nd_load(a->data, a->dtype, 1) - first;
+        for (int64_t i = 2; i < n; i++)
+            nd_store(a->data, a->dtype, i, first + (double)i * delta);
+    }
+}
+
+NdArray *nd_arange(double start, double stop, double step, NdDtype dtype)
+{
+    const char *op = "nd_arange";
+    if (step == 0)
+        nd_error(op, "step must not be zero");
+    double count = ceil((stop - start) / step);
+    if (isnan(count))
+        nd_error(op, "cannot compute length of arange(%g, %g, %g)", start,
+                 stop, step);
+    if (count > (double)MAX_ELEMENTS)
+        nd_error(op, "maximum allowed size exceeded: arange(%g, %g, %g) "
+                 "has %g elements", start, stop, step, count);
+    int64_t n = count > 0 ? (int64_t)count : 0;
+    if (dtype == ND_BOOL && n > 2)
+        nd_error(op, "no fill-function for data-type bool (arange of "
+                 "%" PRId64 " elements; at most 2 are possible)", n);
+    NdArray *a = new_array(op, dtype, 1, &n);
+    fill_arange(a, start, step);
+    return a;
+}
+
+NdArray *nd_linspace(double start, double stop, int64_t num)
+{
+    if (num < 0)
+        nd_error("nd_linspace", "number of samples, %" PRId64
+                 ", must be non-negative", num);
+    NdArray *a = new_array("nd_linspace", ND_FLOAT64, 1, &num);
+    double *x = a->data;        // (num,)
+    /* NumPy: start + i * step with step = (stop - start) / (num - 1),
+     * and the last sample set to stop exactly. */
+    double step = num > 1 ? (stop - start) / (double)(num - 1) : 0;
+    for (int64_t i = 0; i < num; i++)
+        x[i] = start + (double)i * step;
+    if (num > 1)
+        x[num - 1] = stop;
+    return a;
+}
+
+NdArray *nd_eye(int64_t n, NdDtype dtype)
+{
+    NdArray *a = new_array("nd_eye", dtype, ND_SHAPE(n, n));    // (n, n)
+    memset(a->data, 0, (size_t)a->size * nd_dtype_size(dtype));
+    for (int64_t i = 0; i < n; i++)
+        nd_store(a->data, dtype, i * n + i, 1.0);
+    return a;
+}
+
+/* A new array holding a's elements converted to dtype. */
+static NdArray *converted(const char *op, const NdArray *a, NdDtype dtype)
+{
+    nd_require_cpu(op, a);
+    NdArray *out = new_array(op, dtype, a->ndim, a->shape);
+    nd_cast_buffer(out->data, dtype, a->data, a->dtype, a->size);
+    return out;
+}
+
+NdArray *nd_copy(const NdArray *a)
+{
+    return converted("nd_copy", a, a->dtype);
+}
+
+NdArray *nd_astype(const NdArray *a, NdDtype dtype)
+{
+    return converted("nd_astype", a, dtype);
+}
+
+NdArray *nd_as_dtype(const NdArray *a, NdDtype dtype)
+{
+    if (a->dtype == dtype)
+        return nd_retain((NdArray *)a);
+    return nd_astype(a, dtype);
+}
+
+/* ------------------------------------------------------------ lifetime */
+
+NdArray *nd_retain(NdArray *a)
+{
+    a->refcount++;
+    return a;
+}
+
+void nd_release(NdArray *a)
+{
+    if (!a || --a->refcount > 0)
+        return;
+    if (a->base)
+        nd_release(a->base);
+    else if (a->device == ND_CPU)
+        free(a->data);
+    else
+        nd_device_free(a);
+    free(a);
+}
+
+/* ------------------------------------------------------------ elements */
+
+static void check_flat_index(const char *op, const NdArray *a, int64_t i)
+{
+    if (i < 0 || i >= a->size)
+        nd_error(op, "index %" PRId64 " is out of bounds for size %" PRId64,
+                 i, a->size);
+}
+
+double nd_get_flat(const NdArray *a, int64_t i)
+{
+    nd_require_cpu("nd_get_flat", a);
+    check_flat_index("nd_get_flat", a, i);
+    return nd_load(a->data, a->dtype, i);
+}
+
+void nd_set_flat(NdArray *a, int64_t i, double value)
+{
+    nd_require_cpu("nd_set_flat", a);
+    check_flat_index("nd_set_flat", a, i);
+    nd_store(a->data, a->dtype, i, value);
+}
+
+double nd_item(const NdArray *a)
+{
+    nd_require_cpu("nd_item", a);
+    if (a->size != 1)
+        nd_error("nd_item", "can only convert an array of size 1 to a "
+                 "number (this one has %" PRId64 " elements)", a->size);
+    return nd_load(a->data, a->dtype, 0);
+}
+
+bool nd_array_equal(const NdArray *a, const NdArray *b)
+{
+    nd_require_cpu("nd_array_equal", a);
+    nd_require_cpu("nd_array_equal", b);
+    if (a->ndim != b->ndim)
+        return false;
+    for (int d = 0; d < a->ndim; d++)
+        if (a->shape[d] != b->shape[d])
+            return false;
+    for (int64_t i = 0; i < a->size; i++)
+        if (nd_load_complex(a->data, a->dtype, i) !=
+            nd_load_complex(b->data, b->dtype, i))
+            return false;
+    return true;
+}
+
+static bool is_finite(double complex z)
+{
+    return isfinite(creal(z)) && isfinite(cimag(z));
+}
+
+bool nd_allclose(const NdArray *a, const NdArray *b, double rtol,
+                 double atol)
+{
+    nd_require_cpu("nd_allclose", a);
+    nd_require_cpu("nd_allclose", b);
+    int64_t shape[ND_MAX_DIMS];
+    int ndim = nd_broadcast_shapes("nd_allclose", a, b, shape);
+    int64_t sa[ND_MAX_DIMS], sb[ND_MAX_DIMS], size = 1;
+    nd_broadcast_strides(ndim, shape, a->ndim, a->shape, sa);
+    nd_broadcast_strides(ndim, shape, b->ndim, b->shape, sb);
+    for (int d = 0; d < ndim; d++)
+        size *= shape[d];
+    for (int64_t i = 0; i < size; i++) {
+        double complex x = nd_load_complex(
+            a->data, a->dtype, nd_broadcast_offset(i, ndim, shape, sa));
+        double complex y = nd_load_complex(
+            b->data, b->dtype, nd_broadcast_offset(i, ndim, shape, sb));
+        if (x == y)
+            continue;               /* equal infinities too */
+        if (!is_finite(x) || !is_finite(y))
+            return false;           /* NaN, or unequal infinities */
+        if (!(cabs(x - y) <= atol + rtol * cabs(y)))
+            return false;
+    }
+    return true;
+}
+
+/* ------------------------------------------------------------ in place */
+
+/* Stops unless src broadcasts to dst's shape as it is (np.copyto). */
+static void check_broadcasts_into(const char *op, const NdArray *dst,
+                                  const NdArray *src)
+{
+    bool fits = src->ndim <= dst->ndim;
+    for (int d = 1; fits && d <= src->ndim; d++) {
+        int64_t from = src->shape[src->ndim - d];
+        fits = from == 1 || from == dst->shape[dst->ndim - d];
+    }
+    if (!fits) {
+        char d[ND_SHAPE_TEXT], s[ND_SHAPE_TEXT];
+        nd_error(op, "could not broadcast input array from shape %s into "
+                 "shape %s", error_shape(s, src->ndim, src->shape),
+                 error_shape(d, dst->ndim, dst->shape));
+    }
+}
+
+void nd_copyto(NdArray *dst, const NdArray *src)
+{
+    nd_same_device("nd_copyto", 2, (const NdArray *const[]){dst, src});
+    check_broadcasts_into("nd_copyto", dst, src);
+    if (src->size == dst->size) {
+        nd_cast_buffer(dst->data, dst->dtype, src->data, src->dtype,
+                       dst->size);
+        return;
+    }
+    int64_t strides[ND_MAX_DIMS];
+    nd_broadcast_strides(dst->ndim, dst->shape, src->ndim, src->shape,
+                         strides);
+    for (int64_t i = 0; i < dst->size; i++) {
+        int64_t j = nd_broadcast_offset(i, dst->ndim, dst->shape, strides);
+        nd_store_complex(dst->data, dst->dtype, i,
+                         nd_load_complex(src->data, src->dtype, j));
+    }
+}
+
+/* bool < integer < float < complex: NumPy's same_kind casting may
+ * narrow within a kind (float64 to float32) but never go down one. */
+static int kind_rank(NdDtype dtype)
+{
+    if (dtype == ND_BOOL)
+        return 0;
+    if (nd_dtype_is_integer(dtype))
+        return 1;
+    return nd_dtype_is_float(dtype) ? 2 : 3;
+}
+
+typedef NdArray *(*BinaryFn)(const NdArray *, const NdArray *);
+
+/* dst = fn(dst, v), computed with NumPy's promotion and cast back into
+ * dst's storage, as the ufunc's out= does for "dst op= v". */
+static void update_in_place(const char *op, BinaryFn fn, NdArray *dst,
+                            const NdArray *v)
+{
+    nd_same_device(op, 2, (const NdArray *const[]){dst, v});
+    int64_t shape[ND_MAX_DIMS];
+    int ndim = nd_broadcast_shapes(op, dst, v, shape);
+    bool same = ndim == dst->ndim;
+    for (int d = 0; same && d < ndim; d++)
+        same = shape[d] == dst->shape[d];
+    if (!same) {
+        char d[ND_SHAPE_TEXT], b[ND_SHAPE_TEXT];
+        nd_error(op, "non-broadcastable output operand with shape %s "
+                 "doesn't match the broadcast shape %s",
+                 error_shape(d, dst->ndim, dst->shape),
+                 error_shape(b, ndim, shape));
+    }
+    NdDtype dtype = nd_result_dtype(dst, v);
+    if (kind_rank(dtype) > kind_rank(dst->dtype))
+        nd_error(op, "cannot cast the result from %s to %s with casting "
+                 "rule 'same_kind'", nd_dtype_name(dtype),
+                 nd_dtype_name(dst->dtype));
+    NdArray *result = fn(dst, v);      /* dst's shape */
+    nd_cast_buffer(dst->data, dst->dtype, result->data, result->dtype,
+                   dst->size);
+    nd_release(result);
+}
+
+void nd_iadd(NdArray *dst, const NdArray *v)
+{
+    update_in_place("nd_iadd", nd_add, dst, v);
+}
+
+void nd_isub(NdArray *dst, const NdArray *v)
+{
+    update_in_place("nd_isub", nd_sub, dst, v);
+}
+
+void nd_imul(NdArray *dst, const NdArray *v)
+{
+    update_in_place("nd_imul", nd_mul, dst, v);
+}
+
+/* ------------------------------------------------------------ broadcast */
+
+int nd_broadcast_shapes(const char *op, const NdArray *a, const NdArray *b,
+                        int64_t *out_shape)
+{
+    int ndim = a->ndim > b->ndim ? a->ndim : b->ndim;
+    for (int d = 0; d < ndim; d++) {
+        int ka = d - (ndim - a->ndim), kb = d - (ndim - b->ndim);
+        int64_t ea = ka >= 0 ? a->shape[ka] : 1;
+        int64_t eb = kb >= 0 ? b->shape[kb] : 1;
+        if (ea != eb && ea != 1 && eb != 1) {
+            char sa[ND_SHAPE_TEXT], sb[ND_SHAPE_TEXT];
+            nd_error(op, "operands could not be broadcast together with "
+                     "shapes %s %s",
+                     error_shape(sa, a->ndim, a->shape),
+                     error_shape(sb, b->ndim, b->shape));
+        }
+        out_shape[d] = ea == 1 ? eb : ea;
+    }
+    return ndim;
+}

@@ -1,0 +1,24 @@
+# flags.mk - compiler and linker flags shared by common/, every step and
+# the tests. Set SANITIZE=1 for ASan+UBSan (objects go to build/asan) and
+# WERROR=1 to turn warnings into errors (CI does).
+
+CC ?= cc
+CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -MMD -MP
+# Keep a*b+c as two roundings, as NumPy computes it: fused multiply-adds
+# would change the last bits of the printed numbers.
+CFLAGS += -ffp-contract=off
+LDLIBS := -lopenblas -lfftw3_threads -lfftw3 -lm -lz -ldl
+
+ifeq ($(WERROR),1)
+CFLAGS += -Werror
+endif
+
+ifeq ($(SANITIZE),1)
+VARIANT := asan
+SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer \
+            -fno-sanitize-recover=undefined
+CFLAGS += $(SANFLAGS)
+LDFLAGS += $(SANFLAGS)
+else
+VARIANT := default
+endif

@@ -1,0 +1,38 @@
+# step.mk - the build of one step, included by steps/stepNN/Makefile
+# after it sets STEP. Builds ./stepNN from main.c (and, from step 23,
+# dezero/*.c) linked with the array library in common/.
+ROOT := ../..
+include $(ROOT)/mk/flags.mk
+
+COMMON := $(ROOT)/common
+LIBND := $(COMMON)/build/$(VARIANT)/libnd.a
+BUILD := build/$(VARIANT)
+SRCS := $(wildcard *.c dezero/*.c)
+OBJS := $(SRCS:%.c=$(BUILD)/%.o)
+CFLAGS += -I$(COMMON) -Idezero
+
+# The reader's build is ./stepNN; the sanitizer build stays in its folder.
+ifeq ($(VARIANT),default)
+PROGRAM := $(STEP)
+else
+PROGRAM := $(BUILD)/$(STEP)
+endif
+
+$(PROGRAM): $(OBJS) $(LIBND)
+	$(CC) $(LDFLAGS) $(OBJS) $(LIBND) $(LDLIBS) -o $@
+
+# Objects of the step's own files, for tests that link against them.
+objects: $(OBJS)
+
+$(BUILD)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -c $< -o $@
+
+$(LIBND): FORCE
+	@$(MAKE) --no-print-directory -C $(COMMON)
+
+clean:
+	rm -rf build $(STEP)
+
+.PHONY: clean objects FORCE
+-include $(OBJS:.o=.d)

@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# run.sh - the cumulative test suite: builds common/ and the steps, then
+# compiles and runs every cmocka test program that applies.
+#
+#   tests/run.sh            everything, for every step present
+#   tests/run.sh 7          what applies to step 07 only
+#
+# Environment: SANITIZE=1 (ASan+UBSan build), WERROR=1, JOBS (parallel
+# builds, default: the number of cores).
+# A capability test in tests/steps/ declares its range in its first lines:
+#   // FIRST_STEP: 02
+#   // LAST_STEP: 22        (optional)
+# and is compiled against each step in that range (tests/step_under_test.h).
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$PWD
+STEP_ARG=${1:-}
+JOBS=${JOBS:-$(nproc)}
+VARIANT=default
+[ "${SANITIZE:-0}" = 1 ] && VARIANT=asan
+MAKEFLAGS_T=(--no-print-directory -s SANITIZE="${SANITIZE:-0}" WERROR="${WERROR:-0}")
+BUILD=tests/build/$VARIANT
+mkdir -p "$BUILD"
+
+# ---- which steps
+all_steps=()
+for d in steps/step[0-9][0-9]; do
+    [ -d "$d" ] && all_steps+=("${d#steps/step}")
+done
+if [ -n "$STEP_ARG" ]; then
+    n=$(printf '%02d' "$((10#$STEP_ARG))")
+    [ -d "steps/step$n" ] || { echo "run.sh: there is no steps/step$n" >&2; exit 2; }
+    steps=("$n")
+else
+    steps=("${all_steps[@]}")
+fi
+
+# ---- build the library and the steps
+make "${MAKEFLAGS_T[@]}" -C common || exit 1
+printf '%s\n' "${steps[@]}" |
+    xargs -P "$JOBS" -I{} make "${MAKEFLAGS_T[@]}" -C steps/step{} ||
+    { echo "run.sh: a step failed to build" >&2; exit 1; }
+
+# ---- compile the test programs (in parallel)
+eval "$(make --no-print-directory -s -f mk/print-flags.mk SANITIZE="${SANITIZE:-0}" WERROR="${WERROR:-0}")"
+LIBND=common/build/$VARIANT/libnd.a
+jobs_file=$(mktemp "$BUILD/jobs.XXXXXX")
+trap 'rm -f "$jobs_file"' EXIT
+programs=()     # "binary|label"
+
+for src in tests/common/test_*.c; do
+    [ -f "$src" ] || continue
+    name=$(basename "$src" .c)
+    out=$BUILD/common/$name
+    echo "$out|$src|$LIBND" >> "$jobs_file"
+    programs+=("$out|common/$name")
+done
+
+range_of() {   # prints "first last" of a capability test
+    local first last
+    first=$(sed -n 's|^// FIRST_STEP: *\([0-9]*\).*|\1|p' "$1" | head -1)
+    last=$(sed -n 's|^// LAST_STEP: *\([0-9]*\).*|\1|p' "$1" | head -1)
+    echo "$((10#${first:-99})) $((10#${last:-99}))"
+}
+
+for src in tests/steps/test_*.c; do
+    [ -f "$src" ] || continue
+    read -r first last < <(range_of "$src")
+    name=$(basename "$src" .c)
+    for n in "${steps[@]}"; do
+        (( 10#$n >= first && 10#$n <= last )) || continue
+        out=$BUILD/step$n/$name
+        objs=""
+        if (( 10#$n >= 23 )); then
+            make "${MAKEFLAGS_T[@]}" -C "steps/step$n" objects || exit 1
+            objs=$(ls steps/step$n/build/$VARIANT/dezero/*.o 2>/dev/null | tr '\n' ' ')
+        fi
+        echo "$out|$src|$objs $LIBND -DSTEP=$((10#$n)) -Isteps/step$n -Isteps/step$n/dezero" >> "$jobs_file"
+        programs+=("$out|step$n/$name")
+    done
+done
+
+# The golden-output checker, and the list of steps it checks.
+echo "$BUILD/golden_test|tests/golden_test.c|$LIBND" >> "$jobs_file"
+
+compile_one() {   # one line of the jobs file: "out|source|extra arguments"
+    local out src extra
+    IFS='|' read -r out src extra <<< "$1"
+    mkdir -p "$(dirname "$out")"
+    # shellcheck disable=SC2086
+    $CC $CFLAGS -Icommon -Itests -o "$out" "$src" $extra $LDFLAGS $LDLIBS -lcmocka
+}
+export -f compile_one
+export CC CFLAGS LDFLAGS LDLIBS
+if ! xargs -P "$JOBS" -d '\n' -n1 bash -c 'compile_one "$1"' _ < "$jobs_file"; then
+    echo "run.sh: a test program failed to compile" >&2
+    exit 1
+fi
+
+# ---- run them and add up cmocka's counts
+passed=0 failed=0 skipped=0
+run_program() {   # label, command...
+    local label=$1; shift
+    echo "== $label"
+    local output
+    output=$(CMOCKA_MESSAGE_OUTPUT=stdout "$@" 2>&1)
+    local status=$?
+    printf '%s\n' "$output"
+    local p f s
+    p=$(printf '%s\n' "$output" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+    f=$(printf '%s\n' "$output" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
+    s=$(printf '%s\n' "$output" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | tail -1)
+    passed=$((passed + ${p:-0}))
+    failed=$((failed + ${f:-0}))
+    skipped=$((skipped + ${s:-0}))
+    if [ "$status" -ne 0 ] && [ -z "$f" ]; then
+        echo "$label: exited with status $status"
+        failed=$((failed + 1))
+    fi
+}
+
+# Until step 17 the programs leave their graphs to the operating system
+# (DESIGN.md, section 4), so LeakSanitizer only watches steps 17 and up.
+for entry in "${programs[@]}"; do
+    label=${entry#*|}
+    leaks=1
+    [[ $label =~ ^step([0-9][0-9])/ ]] && (( 10#${BASH_REMATCH[1]} < 17 )) && leaks=0
+    ASAN_OPTIONS=detect_leaks=$leaks run_program "$label" "./${entry%%|*}"
+done
+
+golden_steps=()
+for n in "${steps[@]}"; do
+    [ -f "tests/golden/step$n.txt" ] && golden_steps+=("$n")
+done
+if [ ${#golden_steps[@]} -gt 0 ]; then
+    run_program golden "./$BUILD/golden_test" "$VARIANT" "${golden_steps[@]}"
+fi
+
+# The book: every code reference in docs/ must resolve (docs/README.md).
+if [ -x tests/book_check.sh ]; then
+    run_program book tests/book_check.sh "${STEP_ARG}"
+fi
+
+echo
+echo "$passed passed, $failed failed, $skipped skipped"
+[ "$failed" -eq 0 ]
