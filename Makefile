@@ -3,11 +3,12 @@
 #   make test [STEP=N]  the test suite (SANITIZE=1: under ASan+UBSan)
 #   make -C steps/stepNN, make diff STEP=N, make book, make bench
 
+SHELL := /bin/bash
 STEPS := $(sort $(wildcard steps/step[0-9][0-9]))
 LATEST := $(lastword $(STEPS))
 # STEP=7 or STEP=07 -> 07, and the step before it.
-NN := $(shell printf '%02d' $$((10\#$(STEP))) 2>/dev/null)
-PREV := $(shell printf '%02d' $$((10\#$(STEP) - 1)) 2>/dev/null)
+NN := $(shell printf '%02d' "$$(expr $(STEP) + 0)" 2>/dev/null)
+PREV := $(shell printf '%02d' "$$(expr $(STEP) - 1)" 2>/dev/null)
 BUILD_VARS := SANITIZE=$(SANITIZE) WERROR=$(WERROR)
 
 all: steps
@@ -47,3 +48,13 @@ clean:
 	rm -rf tests/build docs/build bench/build
 
 .PHONY: all deps steps run test diff book bench clean
+
+# The GPU half alone (mk/gpu.mk): its test cases and its benchmark, both
+# failing with the reason on a machine without a GPU.
+test-gpu: deps
+	@$(MAKE) --no-print-directory -f mk/gpu.mk test $(BUILD_VARS)
+
+bench-gpu: deps
+	@$(MAKE) --no-print-directory -f mk/gpu.mk bench $(BUILD_VARS)
+
+.PHONY: test-gpu bench-gpu

@@ -375,25 +375,34 @@ NdArray *nd_abs(const NdArray *a) { return unary(&spec_abs, a); }
 
 /* ------------------------------------------------------------ where, clip */
 
-/* out[i] = cond[i] ? a[i] : b[i] for operands of out's shape, copying
- * elements of T (an unsigned type of the dtype's size). */
+/* out[i] = cond[i] ? a[i] : b[i] where each operand has out's size
+ * (stride 1) or is a single value (stride 0), copying elements as T (an
+ * unsigned type of the dtype's size). */
 #define SELECT_LOOP(T)                                                    \
     do {                                                                  \
         T *o = out->data;                                                 \
         const T *x = a->data, *y = b->data;                               \
         for (int64_t i = 0; i < out->size; i++)                           \
-            o[i] = cond[i] ? x[i] : y[i];                                 \
+            o[i] = cond[i * sc] ? x[i * sa] : y[i * sb];                  \
     } while (0)
 
-static void select_same_shape(NdArray *out, const bool *cond,
-                              const NdArray *a, const NdArray *b)
+static void select_flat(NdArray *out, const NdArray *c, const NdArray *a,
+                        const NdArray *b)
 {
+    const bool *cond = c->data;
+    int64_t sc = c->size > 1, sa = a->size > 1, sb = b->size > 1;
     switch (nd_dtype_size(out->dtype)) {
     case 1: SELECT_LOOP(uint8_t); break;
     case 4: SELECT_LOOP(uint32_t); break;
     case 8: SELECT_LOOP(uint64_t); break;
     default: SELECT_LOOP(double complex); break;
     }
+}
+
+/* Whether operand is read without broadcasting or as one value. */
+static bool flat_operand(const NdArray *operand, const NdArray *out)
+{
+    return operand->size == out->size || operand->size == 1;
 }
 
 /* The same with broadcasting: element offsets computed per element. */
@@ -430,9 +439,9 @@ NdArray *nd_where(const NdArray *cond, const NdArray *a, const NdArray *b)
     NdArray *c = nd_as_dtype(cond, ND_BOOL);
     NdArray *ca = nd_as_dtype(a, dtype), *cb = nd_as_dtype(b, dtype);
     NdArray *out = nd_empty(dtype, ndim, shape);
-    if (c->size == out->size && ca->size == out->size &&
-        cb->size == out->size)
-        select_same_shape(out, c->data, ca, cb);
+    if (flat_operand(c, out) && flat_operand(ca, out) &&
+        flat_operand(cb, out))
+        select_flat(out, c, ca, cb);
     else
         select_broadcast(out, c, ca, cb);
     nd_release(c);

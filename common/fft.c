@@ -1,8 +1,10 @@
 /* fft.c - np.fft.fftn, ifftn, rfftn and irfftn through FFTW3. A plan is
  * made once per (kind, shape), kept in a small cache, and run on each
  * call's own arrays with FFTW's new-array execute functions. */
+#define _GNU_SOURCE             /* sched_getaffinity */
 #include <limits.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -164,8 +166,10 @@ static int threads_for(int64_t size)
 {
     if (!fftw_threads_ready || size < THREADED_MIN_SIZE)
         return 1;
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    return cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : (int)cpus;
+    cpu_set_t usable;       /* the CPUs this process may run on */
+    int cpus = sched_getaffinity(0, sizeof usable, &usable) == 0
+                   ? CPU_COUNT(&usable) : 1;
+    return cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : cpus;
 }
 
 static fftw_plan make_plan(PlanKind kind, int ndim, const int *n,

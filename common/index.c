@@ -1,6 +1,7 @@
 /* index.c - a[index] and np.add.at(a, index, values) for ints, Python
  * slices and integer index arrays, with NumPy's rules for where the
- * broadcast index dimensions go. Both walk one plan: blocks of a. */
+ * broadcast index dimensions go. Both follow one plan: the runs of
+ * contiguous elements of a that the index selects. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,13 +36,6 @@ typedef struct IndexPlan {
     int narrays;
     IndexArray arrays[ND_MAX_DIMS];
 } IndexPlan;
-
-/* A shape as NumPy's messages write it: "(2,3)", "(3,)", "()". */
-static char *numpy_shape(char buf[ND_SHAPE_TEXT], int ndim,
-                         const int64_t *shape)
-{
-    return nd_format_shape(buf, ndim, shape, ndim == 1);
-}
 
 /* Entry d of the index; axes past its end take a full slice. */
 static NdIndex entry(int n, const NdIndex *index, int d)
@@ -200,7 +194,7 @@ static _Noreturn void mismatch_error(const char *op, int n,
         const NdArray *x = index[d].array;
         if (shapes[0])
             strcat(shapes, " ");
-        strcat(shapes, numpy_shape(buf, x->ndim, x->shape));
+        strcat(shapes, nd_shape_text(buf, x));
     }
     nd_error(op, "shape mismatch: indexing arrays could not be broadcast "
              "together with shapes %s", shapes);
@@ -425,13 +419,13 @@ static bool runs_follow_arrays(const IndexPlan *plan)
 }
 
 /* The offset in a of every run, in the selection's order (malloc'd). */
-static int64_t *run_offsets(const IndexPlan *plan)
+static int64_t *run_offsets(const char *op, const IndexPlan *plan)
 {
     int64_t count = run_count(plan);
     int64_t *offsets = malloc((size_t)(count > 0 ? count : 1) *
                               sizeof *offsets);
     if (!offsets)
-        nd_error("nd_getitem", "out of memory for %" PRId64 " offsets",
+        nd_error(op, "out of memory for %" PRId64 " offsets",
                  count);
     if (runs_follow_arrays(plan)) {
         for (int64_t i = 0; i < count; i++)
@@ -456,7 +450,13 @@ static int64_t *run_offsets(const IndexPlan *plan)
 
 /* Copies count runs of inner elements from src (at offsets) to dst, one
  * after the other; single elements of 4 and 8 bytes by a typed loop. */
-#define GATHER(T)                                                             do {                                                                          T *d = (T *)dst;                                                          const T *s = (const T *)src;                                              for (int64_t i = 0; i < count; i++)                                           d[i] = s[offsets[i]];                                             } while (0)
+#define GATHER(T)                                                         \
+    do {                                                                  \
+        T *d = (T *)dst;                                                  \
+        const T *s = (const T *)src;                                      \
+        for (int64_t i = 0; i < count; i++)                               \
+            d[i] = s[offsets[i]];                                         \
+    } while (0)
 
 static void gather(char *dst, const char *src, const int64_t *offsets,
                    int64_t count, int64_t inner, size_t size)
@@ -480,7 +480,7 @@ NdArray *nd_getitem(const NdArray *a, int n, const NdIndex *index)
     make_plan("nd_getitem", a, n, index, &plan);
     load_positions(&plan);
     NdArray *out = nd_empty(a->dtype, plan.ndim, plan.shape);
-    int64_t *offsets = run_offsets(&plan);
+    int64_t *offsets = run_offsets("nd_getitem", &plan);
     gather(out->data, a->data, offsets, run_count(&plan), plan.inner,
            nd_dtype_size(a->dtype));
     free(offsets);
@@ -576,8 +576,8 @@ static void check_values(const NdArray *values, const IndexPlan *plan)
         char sv[ND_SHAPE_TEXT], ss[ND_SHAPE_TEXT];
         nd_error("nd_add_at", "values of shape %s cannot be broadcast to "
                  "the indexed shape %s",
-                 numpy_shape(sv, values->ndim, values->shape),
-                 numpy_shape(ss, plan->ndim, plan->shape));
+                 nd_shape_text(sv, values),
+                 nd_format_shape(ss, plan->ndim, plan->shape, false));
     }
 }
 
@@ -605,7 +605,7 @@ void nd_add_at(NdArray *dst, int n, const NdIndex *index,
      * values (value-based for a 0-d values), then casts back. */
     NdDtype dtype = nd_result_dtype(dst, values);
     NdArray *v = values_for(values, &plan, dtype);
-    int64_t *offsets = run_offsets(&plan);
+    int64_t *offsets = run_offsets("nd_add_at", &plan);
     if (dtype == dst->dtype) {
         add_same(dst->data, offsets, run_count(&plan), plan.inner, v->data,
                  dtype);

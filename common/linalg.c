@@ -1,6 +1,7 @@
 /* linalg.c - matrix products: nd_matmul, nd_matmul_t and nd_dot. A float
- * product calls the BLAS routine NumPy 1.24 calls for the same shapes
- * (gemm, gemv, dot or syrk), so results agree with NumPy's to the bit. */
+ * or complex product calls the BLAS routine NumPy 1.24 calls for the same
+ * shapes (gemm, gemv, dot or syrk), so results agree with NumPy's to the
+ * bit; integers and bools are summed in int64. */
 #include <cblas.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -272,8 +273,8 @@ static void outer_product(NdDtype dtype, const Operand *a,
 
 /* op(a) @ op(b) into out, (m, n) in C order, for float or complex
  * operands of out's dtype: the routine NumPy's matmul picks. */
-static void float_product(const char *name, const Operand *a,
-                          const Operand *b, NdArray *out)
+static void float_product(const Operand *a, const Operand *b,
+                          NdArray *out)
 {
     int64_t m = a->rows, k = a->cols, n = b->cols;
     if (m == 0 || n == 0)
@@ -282,11 +283,6 @@ static void float_product(const char *name, const Operand *a,
         memset(out->data, 0, (size_t)out->size * nd_dtype_size(out->dtype));
         return;
     }
-    if (m > INT_MAX || n > INT_MAX || k > INT_MAX || a->ld > INT_MAX ||
-        b->ld > INT_MAX)
-        nd_error(name, "a (%" PRId64 ",%" PRId64 ") @ (%" PRId64 ",%"
-                 PRId64 ") product has a dimension over BLAS's limit %d",
-                 m, k, k, n, INT_MAX);
     NdDtype dtype = out->dtype;
     if (m == 1 && n == 1)
         blas_dot(dtype, a, b, out->data);
@@ -302,13 +298,19 @@ static void float_product(const char *name, const Operand *a,
         blas_gemm(dtype, a, b, out->data);
 }
 
-/* ------------------------------------------------------------ products */
-
-/* A shape as NumPy's messages write it: "(2,3)", "(3,)", "()". */
-static char *numpy_shape(char buf[ND_SHAPE_TEXT], const NdArray *a)
+/* BLAS takes int dimensions. */
+static void check_blas_limits(const char *name, const Operand *a,
+                              const Operand *b)
 {
-    return nd_format_shape(buf, a->ndim, a->shape, a->ndim == 1);
+    int64_t m = a->rows, k = a->cols, n = b->cols;
+    if (m > INT_MAX || n > INT_MAX || k > INT_MAX || a->ld > INT_MAX ||
+        b->ld > INT_MAX)
+        nd_error(name, "a (%" PRId64 ",%" PRId64 ") @ (%" PRId64 ",%"
+                 PRId64 ") product has a dimension over BLAS's limit %d",
+                 m, k, k, n, INT_MAX);
 }
+
+/* ------------------------------------------------------------ products */
 
 /* op(a) @ op(b) of operands already checked: the result has the dtype
  * NumPy gives it (promotion, not value-based) and out_ndim dimensions,
@@ -325,15 +327,17 @@ static NdArray *product(const char *name, const NdArray *a, bool trans_a,
         shape[ndim++] = oa.rows;
     if (b->ndim == 2)
         shape[ndim++] = ob.cols;
-    NdArray *out = nd_empty(dtype, ndim, shape);
     if (!nd_dtype_is_float(dtype) && !nd_dtype_is_complex(dtype)) {
+        NdArray *out = nd_empty(dtype, ndim, shape);
         integer_product(a, &oa, b, &ob, out);
         return out;
     }
+    check_blas_limits(name, &oa, &ob);
+    NdArray *out = nd_empty(dtype, ndim, shape);
     NdArray *ca = nd_as_dtype(a, dtype), *cb = nd_as_dtype(b, dtype);
     oa.data = ca->data;
     ob.data = cb->data;
-    float_product(name, &oa, &ob, out);
+    float_product(&oa, &ob, out);
     nd_release(ca);
     nd_release(cb);
     return out;
@@ -350,8 +354,8 @@ static void check_aligned(const char *name, const NdArray *a, bool trans_a,
         return;
     char sa[ND_SHAPE_TEXT], sb[ND_SHAPE_TEXT];
     nd_error(name, "shapes %s%s and %s%s not aligned: %" PRId64
-             " (dim %d) != %" PRId64 " (dim %d)", numpy_shape(sa, a),
-             trans_a ? ".T" : "", numpy_shape(sb, b), trans_b ? ".T" : "",
+             " (dim %d) != %" PRId64 " (dim %d)", nd_shape_text(sa, a),
+             trans_a ? ".T" : "", nd_shape_text(sb, b), trans_b ? ".T" : "",
              a->shape[axis_a], axis_a, b->shape[axis_b], axis_b);
 }
 
@@ -363,8 +367,8 @@ static void check_vector_or_matrix(const char *name, const NdArray *a,
         return;
     char sa[ND_SHAPE_TEXT], sb[ND_SHAPE_TEXT];
     nd_error(name, "operands of shapes %s and %s: only 1-D and 2-D "
-             "operands are supported%s", numpy_shape(sa, a),
-             numpy_shape(sb, b),
+             "operands are supported%s", nd_shape_text(sa, a),
+             nd_shape_text(sb, b),
              a->ndim == 0 || b->ndim == 0
                  ? " (scale by a 0-d array with nd_mul)" : "");
 }
@@ -384,7 +388,7 @@ NdArray *nd_matmul_t(const NdArray *a, bool trans_a, const NdArray *b,
     if (a->ndim != 2 || b->ndim != 2) {
         char sa[ND_SHAPE_TEXT], sb[ND_SHAPE_TEXT];
         nd_error("nd_matmul_t", "operands must be 2-D, got shapes %s and "
-                 "%s", numpy_shape(sa, a), numpy_shape(sb, b));
+                 "%s", nd_shape_text(sa, a), nd_shape_text(sb, b));
     }
     check_aligned("nd_matmul_t", a, trans_a, b, trans_b);
     return product("nd_matmul_t", a, trans_a, b, trans_b);
@@ -409,8 +413,9 @@ NdArray *nd_dot(const NdArray *a, const NdArray *b)
         return scale(a, b);
     check_vector_or_matrix("nd_dot", a, b);
     check_aligned("nd_dot", a, false, b, false);
-    /* For 1-D and 2-D operands np.dot is np.matmul, with the same BLAS
-     * calls (a (1,1) operand aside, whose -0.0 products keep their
-     * sign in np.dot). */
+    /* For 1-D and 2-D operands np.dot makes the same BLAS calls as
+     * np.matmul, so gives the same bits, except for complex operands
+     * contracted over length 1 (np.dot uses axpy or gemm there) and the
+     * sign of a -0.0 product of (1,1) or (1,) operands. */
     return product("nd_dot", a, false, b, false);
 }

@@ -56,7 +56,8 @@ typedef struct NdArray {
     (const int64_t[]){__VA_ARGS__}
 #define ND_SCALAR_SHAPE 0, NULL    /* the shape () of a 0-d array */
 #define ND_AXES(...) \
-    (int)(sizeof((int[]){__VA_ARGS__}) / sizeof(int)), (const int[]){__VA_ARGS__}
+    (int)(sizeof((int[]){__VA_ARGS__}) / sizeof(int)), \
+    (const int[]){__VA_ARGS__}
 #define ND_ALL_AXES -1, NULL       /* axis=None: every axis */
 #define ND_NO_AXIS INT32_MIN       /* argmax over the flattened array */
 

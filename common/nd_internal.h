@@ -12,10 +12,15 @@
 /* Room for a shape written as "(2,3)" or "(2, 3)". */
 enum { ND_SHAPE_TEXT = ND_MAX_DIMS * 22 + 8 };
 
-/* Writes "(2,3)" (NumPy's error style) or, when spaced, "(2, 3)" and
- * "(3,)" (Python's tuple style) into buf; returns buf. */
+/* Writes "(2,3)" and "(4,)" (NumPy's error style) or, when spaced,
+ * "(2, 3)" and "(3,)" (Python's tuple style) into buf; returns buf. */
 char *nd_format_shape(char buf[ND_SHAPE_TEXT], int ndim,
                       const int64_t *shape, bool spaced);
+/* a's shape in NumPy's error style, for messages. */
+static inline char *nd_shape_text(char buf[ND_SHAPE_TEXT], const NdArray *a)
+{
+    return nd_format_shape(buf, a->ndim, a->shape, false);
+}
 
 /* Stops with an error unless ndim and every extent are valid. */
 void nd_check_shape(const char *op, int ndim, const int64_t *shape);

@@ -15,16 +15,8 @@ char *nd_format_shape(char buf[ND_SHAPE_TEXT], int ndim,
     for (int d = 0; d < ndim; d++)
         len += sprintf(buf + len, "%s%" PRId64,
                        d == 0 ? "" : (spaced ? ", " : ","), shape[d]);
-    sprintf(buf + len, "%s)", spaced && ndim == 1 ? "," : "");
+    sprintf(buf + len, "%s)", ndim == 1 ? "," : "");
     return buf;
-}
-
-/* A shape as NumPy's error messages write it: "(2,3)", "(4,)", "()".
- * (The spaced form differs from it only in 1-d, by the comma.) */
-static char *error_shape(char buf[ND_SHAPE_TEXT], int ndim,
-                         const int64_t *shape)
-{
-    return nd_format_shape(buf, ndim, shape, ndim == 1);
 }
 
 char *nd_shape_str(const NdArray *a)
@@ -56,7 +48,7 @@ void nd_check_shape(const char *op, int ndim, const int64_t *shape)
             char text[ND_SHAPE_TEXT];
             nd_error(op, "array is too big; shape %s has more elements "
                      "than memory can hold",
-                     error_shape(text, ndim, shape));
+                     nd_format_shape(text, ndim, shape, false));
         }
         size *= shape[d];
     }
@@ -233,7 +225,7 @@ NdArray *nd_linspace(double start, double stop, int64_t num)
         nd_error("nd_linspace", "number of samples, %" PRId64
                  ", must be non-negative", num);
     NdArray *a = new_array("nd_linspace", ND_FLOAT64, 1, &num);
-    double *x = a->data;        // (num,)
+    double *x = a->data;        /* (num,) */
     /* NumPy: start + i * step with step = (stop - start) / (num - 1),
      * and the last sample set to stop exactly. */
     double step = num > 1 ? (stop - start) / (double)(num - 1) : 0;
@@ -246,7 +238,7 @@ NdArray *nd_linspace(double start, double stop, int64_t num)
 
 NdArray *nd_eye(int64_t n, NdDtype dtype)
 {
-    NdArray *a = new_array("nd_eye", dtype, ND_SHAPE(n, n));    // (n, n)
+    NdArray *a = new_array("nd_eye", dtype, ND_SHAPE(n, n));  /* (n, n) */
     memset(a->data, 0, (size_t)a->size * nd_dtype_size(dtype));
     for (int64_t i = 0; i < n; i++)
         nd_store(a->data, dtype, i * n + i, 1.0);
@@ -394,8 +386,7 @@ static void check_broadcasts_into(const char *op, const NdArray *dst,
     if (!fits) {
         char d[ND_SHAPE_TEXT], s[ND_SHAPE_TEXT];
         nd_error(op, "could not broadcast input array from shape %s into "
-                 "shape %s", error_shape(s, src->ndim, src->shape),
-                 error_shape(d, dst->ndim, dst->shape));
+                 "shape %s", nd_shape_text(s, src), nd_shape_text(d, dst));
     }
 }
 
@@ -445,9 +436,8 @@ static void update_in_place(const char *op, BinaryFn fn, NdArray *dst,
     if (!same) {
         char d[ND_SHAPE_TEXT], b[ND_SHAPE_TEXT];
         nd_error(op, "non-broadcastable output operand with shape %s "
-                 "doesn't match the broadcast shape %s",
-                 error_shape(d, dst->ndim, dst->shape),
-                 error_shape(b, ndim, shape));
+                 "doesn't match the broadcast shape %s", nd_shape_text(d, dst),
+                 nd_format_shape(b, ndim, shape, false));
     }
     NdDtype dtype = nd_result_dtype(dst, v);
     if (kind_rank(dtype) > kind_rank(dst->dtype))
@@ -488,9 +478,8 @@ int nd_broadcast_shapes(const char *op, const NdArray *a, const NdArray *b,
         if (ea != eb && ea != 1 && eb != 1) {
             char sa[ND_SHAPE_TEXT], sb[ND_SHAPE_TEXT];
             nd_error(op, "operands could not be broadcast together with "
-                     "shapes %s %s",
-                     error_shape(sa, a->ndim, a->shape),
-                     error_shape(sb, b->ndim, b->shape));
+                     "shapes %s %s", nd_shape_text(sa, a),
+                     nd_shape_text(sb, b));
         }
         out_shape[d] = ea == 1 ? eb : ea;
     }

@@ -9,16 +9,6 @@
 
 /* ------------------------------------------------------------ helpers */
 
-/* A shape as NumPy's messages write it: "(2,3)", "(4,)", "()". */
-static char *format_shape(char buf[ND_SHAPE_TEXT], int ndim,
-                          const int64_t *shape)
-{
-    nd_format_shape(buf, ndim, shape, false);
-    if (ndim == 1)
-        strcpy(strchr(buf, ')'), ",)");
-    return buf;
-}
-
 /* A new header over a's data with another shape of the same size. The
  * view keeps the owner of the data alive (a itself, or a's own base). */
 static NdArray *make_view(const char *op, const NdArray *a, int ndim,
@@ -134,7 +124,7 @@ NdArray *nd_reshape(const NdArray *a, int ndim, const int64_t *shape)
     else if (unknown >= 0 || known != a->size) {
         char text[ND_SHAPE_TEXT];
         nd_error(op, "cannot reshape array of size %" PRId64 " into shape "
-                 "%s", a->size, format_shape(text, ndim, shape));
+                 "%s", a->size, nd_format_shape(text, ndim, shape, false));
     }
     return make_view(op, a, ndim, resolved);
 }
@@ -260,16 +250,16 @@ NdArray *nd_broadcast_to(const NdArray *a, int ndim, const int64_t *shape)
     if (a->ndim > ndim)
         nd_error(op, "input operand has more dimensions than allowed by "
                  "the axis remapping: cannot broadcast %s to %s",
-                 format_shape(from, a->ndim, a->shape),
-                 format_shape(to, ndim, shape));
+                 nd_shape_text(from, a),
+                 nd_format_shape(to, ndim, shape, false));
     for (int d = 0; d < a->ndim; d++) {
         int64_t want = shape[d + ndim - a->ndim];
         if (a->shape[d] != 1 && a->shape[d] != want)
             nd_error(op, "operands could not be broadcast together with "
                      "remapped shapes [original->remapped]: %s and "
                      "requested shape %s",
-                     format_shape(from, a->ndim, a->shape),
-                     format_shape(to, ndim, shape));
+                     nd_shape_text(from, a),
+                     nd_format_shape(to, ndim, shape, false));
     }
     NdArray *out = nd_empty(a->dtype, ndim, shape);
     int64_t strides[ND_MAX_DIMS];       /* 0 along broadcast axes */
@@ -301,8 +291,8 @@ NdArray *nd_sum_to(const NdArray *a, int ndim, const int64_t *shape)
     if (!reachable) {
         char from[ND_SHAPE_TEXT], to[ND_SHAPE_TEXT];
         nd_error(op, "cannot sum an array of shape %s to shape %s",
-                 format_shape(from, a->ndim, a->shape),
-                 format_shape(to, ndim, shape));
+                 nd_shape_text(from, a),
+                 nd_format_shape(to, ndim, shape, false));
     }
     NdArray *sum = nd_sum(a, naxes, axes, true);
     NdArray *out = nd_reshape(sum, ndim, shape);
@@ -397,8 +387,8 @@ NdArray *nd_stack(int n, NdArray *const *arrays, int axis)
             nd_error(op, "all input arrays must have the same shape (the "
                      "array at index 0 has shape %s and the array at "
                      "index %d has shape %s)",
-                     format_shape(s0, first->ndim, first->shape), i,
-                     format_shape(si, a->ndim, a->shape));
+                     nd_shape_text(s0, first), i,
+                     nd_shape_text(si, a));
         }
     }
     if (first->ndim == ND_MAX_DIMS)

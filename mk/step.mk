@@ -1,7 +1,8 @@
-# step.mk - the build of one step, included by steps/stepNN/Makefile
-# after it sets STEP. Builds ./stepNN from main.c (and, from step 23,
-# dezero/*.c) linked with the array library in common/.
+# step.mk - the build of one step, included by steps/stepNN/Makefile.
+# Builds ./stepNN, named after the step's folder, from main.c (and, from
+# step 23, dezero/*.c) linked with the array library in common/.
 ROOT := ../..
+STEP_NAME := $(notdir $(CURDIR))
 include $(ROOT)/mk/flags.mk
 
 COMMON := $(ROOT)/common
@@ -13,9 +14,9 @@ CFLAGS += -I$(COMMON) -Idezero
 
 # The reader's build is ./stepNN; the sanitizer build stays in its folder.
 ifeq ($(VARIANT),default)
-PROGRAM := $(STEP)
+PROGRAM := $(STEP_NAME)
 else
-PROGRAM := $(BUILD)/$(STEP)
+PROGRAM := $(BUILD)/$(STEP_NAME)
 endif
 
 $(PROGRAM): $(OBJS) $(LIBND)
@@ -32,7 +33,7 @@ $(LIBND): FORCE
 	@$(MAKE) --no-print-directory -C $(COMMON)
 
 clean:
-	rm -rf build $(STEP)
+	rm -rf build $(STEP_NAME)
 
 .PHONY: clean objects FORCE
 -include $(OBJS:.o=.d)

@@ -44,7 +44,7 @@ static inline void nd_test_error_handler(const char *message)
     } while (0)
 
 /* Asserts a's dtype and shape, and that its elements equal values
- * (within rtol relative; 0 for exact). */
+ * (within rtol relative; 0 for exact; NaN matches NaN). */
 static inline void nd_test_expect(const NdArray *a, NdDtype dtype, int ndim,
                                   const int64_t *shape, const double *values,
                                   double rtol)
@@ -57,7 +57,8 @@ static inline void nd_test_expect(const NdArray *a, NdDtype dtype, int ndim,
         double got = nd_get_flat(a, i), want = values[i];
         double diff = got > want ? got - want : want - got;
         double scale = want < 0 ? -want : want;
-        if (!(got == want || diff <= rtol * scale))
+        bool both_nan = got != got && want != want;
+        if (!(got == want || both_nan || diff <= rtol * scale))
             fail_msg("element %lld: got %.17g, want %.17g", (long long)i,
                      got, want);
     }

@@ -136,6 +136,26 @@ if [ ${#golden_steps[@]} -gt 0 ]; then
     run_program golden "./$BUILD/golden_test" "$VARIANT" "${golden_steps[@]}"
 fi
 
+# From step 17 on every program is leak-free (DESIGN.md, section 4):
+# valgrind checks it here; the SANITIZE=1 run checks it with LeakSanitizer.
+leak_check() {   # NN
+    local program=steps/step$1/step$1 report
+    report=$(valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect \
+        --error-exitcode=99 --quiet "./$program" 2>&1 >/dev/null)
+    if [ $? -eq 99 ]; then
+        printf '%s\n' "$report"
+        echo "[  FAILED  ] 1 test(s), listed below:"
+        echo "[  FAILED  ] step$1 leaks or misuses memory under valgrind"
+        return 1
+    fi
+    echo "[  PASSED  ] 1 test(s)."
+}
+if [ "$VARIANT" = default ] && command -v valgrind >/dev/null; then
+    for n in "${steps[@]}"; do
+        (( 10#$n >= 17 )) && run_program "valgrind step$n" leak_check "$n"
+    done
+fi
+
 # The book: every code reference in docs/ must resolve (docs/README.md).
 if [ -x tests/book_check.sh ]; then
     run_program book tests/book_check.sh "${STEP_ARG}"

@@ -51,16 +51,19 @@ template <class T> struct Mean : Sum<T> {
     }
 };
 
+/* Where max and min start: the infinities, or the integer extremes. */
+template <class T> using Limits = cuda::std::numeric_limits<T>;
+
 template <class T> __device__ inline T lowest()
 {
-    if constexpr (is_float<T>) return -cuda::std::numeric_limits<T>::infinity();
-    else return cuda::std::numeric_limits<T>::lowest();
+    if constexpr (is_float<T>) return -Limits<T>::infinity();
+    else return Limits<T>::lowest();
 }
 
 template <class T> __device__ inline T highest()
 {
-    if constexpr (is_float<T>) return cuda::std::numeric_limits<T>::infinity();
-    else return cuda::std::numeric_limits<T>::max();
+    if constexpr (is_float<T>) return Limits<T>::infinity();
+    else return Limits<T>::max();
 }
 
 /* A NaN wins, as in np.max. */

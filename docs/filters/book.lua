@@ -1,0 +1,980 @@
+-- book.lua - the pandoc filter behind every chapter (docs/README.md):
+-- turns the code blocks of class include, diff, output, dot and image
+-- into the steps' real code, diffs, outputs and pictures.
+--
+-- BOOK_MODE=check renders nothing: it resolves every reference of the
+-- chapter, prints what does not resolve and exits 1 (tests/book_check.sh).
+-- Rendering and checking share every lookup, so they cannot disagree.
+
+local path = pandoc.path
+
+local function absolute(p)
+  if path.is_absolute(p) then
+    return path.normalize(p)
+  end
+  return path.normalize(path.join({ pandoc.system.get_working_directory(), p }))
+end
+
+local FILTERS = path.directory(absolute(PANDOC_SCRIPT_FILE))
+package.path = FILTERS .. '/?.lua;' .. package.path
+local csource = require('csource')
+
+local DOCS = path.directory(FILTERS)
+local ROOT = path.directory(DOCS)
+local CHECK = os.getenv('BOOK_MODE') == 'check'
+local BUILD = absolute(os.getenv('BOOK_BUILD') or (DOCS .. '/build'))
+local INPUTS = PANDOC_STATE.input_files
+local HTML = FORMAT:match('html') ~= nil or FORMAT:match('epub') ~= nil
+local EPUB = FORMAT:match('epub') ~= nil
+
+local errors = {}  -- what did not resolve, in order
+local deps = {}    -- files the output depends on (for make)
+local dep_list = {}
+
+local function relative(p)
+  return path.make_relative(p, ROOT, true)
+end
+
+local function chapter_name()
+  if #INPUTS == 1 then
+    return relative(absolute(INPUTS[1]))
+  end
+  return 'the book'
+end
+
+local function depend(p)
+  if not deps[p] then
+    deps[p] = true
+    dep_list[#dep_list + 1] = p
+  end
+end
+
+-- ------------------------------------------------------------ shell
+
+local function quote(s)
+  return "'" .. tostring(s):gsub("'", "'\\''") .. "'"
+end
+
+-- Runs a shell command; returns its output (stdout, and stderr where the
+-- command redirects it) and whether it exited with status 0.
+local function sh(cmd)
+  local p = io.popen(cmd)
+  local out = p:read('a')
+  local ok = p:close()
+  return out, ok == true
+end
+
+local function exists(p)
+  local f = io.open(p, 'r')
+  if f then
+    f:close()
+    return true
+  end
+  return false
+end
+
+-- Without a shell (each one costs a fork of pandoc): opening a folder
+-- works, reading it fails with EISDIR.
+local function is_dir(p)
+  local f = io.open(p, 'r')
+  if not f then
+    return false
+  end
+  local _, _, code = f:read(1)
+  f:close()
+  return code == 21
+end
+
+local function read_file(p)
+  local f = io.open(p, 'r')
+  if not f then
+    return nil
+  end
+  local text = f:read('a')
+  f:close()
+  depend(p)
+  return text
+end
+
+local tools = {}
+local function have(command)
+  if tools[command] == nil then
+    local _, ok = sh('command -v ' .. quote(command) .. ' >/dev/null 2>&1')
+    tools[command] = ok
+  end
+  return tools[command]
+end
+
+-- ------------------------------------------------------------ blocks
+
+-- A reference that does not resolve: raised with error(), caught per block.
+local Unresolved = {}
+local function fail(fmt, ...)
+  error(setmetatable({ message = string.format(fmt, ...) }, Unresolved), 0)
+end
+
+-- The block as the chapter wrote it, for messages.
+local function describe(block)
+  local parts = {}
+  for _, class in ipairs(block.classes) do
+    parts[#parts + 1] = '.' .. class
+  end
+  for key, value in pairs(block.attributes) do
+    if value:find('[%s"]') then
+      value = '"' .. value .. '"'
+    end
+    parts[#parts + 1] = key .. '=' .. value
+  end
+  return '{' .. table.concat(parts, ' ') .. '}'
+end
+
+local ALLOWED = {
+  include = { step = 1, file = 1, name = 1, region = 1, comment = 1,
+              caption = 1 },
+  diff = { step = 1, from = 1, file = 1, name = 1, context = 1,
+           caption = 1 },
+  output = { step = 1, run = 1, stderr = 1, head = 1, tail = 1, args = 1,
+             status = 1, caption = 1 },
+  dot = { step = 1, file = 1, args = 1, caption = 1, width = 1 },
+  image = { step = 1, file = 1, args = 1, caption = 1, width = 1 },
+}
+
+local function check_attributes(kind, block)
+  for key in pairs(block.attributes) do
+    if not ALLOWED[kind][key] then
+      fail('unknown attribute %s= (a .%s block takes: %s)', key, kind,
+        table.concat((function()
+          local keys = {}
+          for k in pairs(ALLOWED[kind]) do
+            keys[#keys + 1] = k
+          end
+          table.sort(keys)
+          return keys
+        end)(), ', '))
+    end
+  end
+end
+
+local function flag(value, key)
+  if value == nil or value == 'false' or value == 'no' then
+    return false
+  end
+  if value == 'true' or value == 'yes' then
+    return true
+  end
+  fail('%s=%s: write %s=true or %s=false', key, value, key, key)
+end
+
+local function number(value, key)
+  if value == nil then
+    return nil
+  end
+  local n = tonumber(value)
+  if not n or n < 0 or n ~= math.floor(n) then
+    fail('%s=%s is not a count', key, value)
+  end
+  return n
+end
+
+-- ------------------------------------------------------------ steps
+
+local function step_dir(nn)
+  return ROOT .. '/steps/step' .. nn
+end
+
+-- "1", "01" -> "01", checking that the step exists.
+local function parse_step(value, key)
+  local n = tonumber(value or '')
+  if not n or n ~= math.floor(n) or n < 0 then
+    fail('%s=%s is not a step number', key or 'step', tostring(value))
+  end
+  local nn = string.format('%02d', n)
+  if not is_dir(step_dir(nn)) then
+    fail('there is no steps/step%s', nn)
+  end
+  return nn
+end
+
+local function need_step(attrs)
+  if not attrs.step then
+    fail('step= is missing')
+  end
+  return parse_step(attrs.step)
+end
+
+-- The C sources of a step (.c and .h, dezero/ included), sorted.
+local listed = {}
+local function step_sources(nn)
+  if listed[nn] then
+    return listed[nn]
+  end
+  local out = sh('cd ' .. quote(step_dir(nn)) .. ' && find . -path ./build'
+    .. ' -prune -o -type f \\( -name "*.c" -o -name "*.h" \\) -print'
+    .. ' | sed "s|^\\./||" | sort')
+  local files = {}
+  for name in out:gmatch('[^\n]+') do
+    files[#files + 1] = name
+  end
+  depend(step_dir(nn))
+  listed[nn] = files
+  return files
+end
+
+-- Where file= points: inside the step, or (without step=) from the root.
+local function source_path(nn, file)
+  if nn then
+    return step_dir(nn) .. '/' .. file
+  end
+  return ROOT .. '/' .. file
+end
+
+-- How a listing names its file: step01/main.c, or common/nd.h.
+local function caption_of(full)
+  local in_steps = path.make_relative(full, ROOT .. '/steps', true)
+  if in_steps:match('^%.%.') then
+    return relative(full)
+  end
+  return in_steps
+end
+
+local function language(file)
+  if file:match('%.[ch]$') then
+    return 'c'
+  elseif file:match('Makefile$') or file:match('%.mk$') then
+    return 'makefile'
+  elseif file:match('%.sh$') then
+    return 'bash'
+  elseif file:match('%.py$') then
+    return 'python'
+  end
+  return nil
+end
+
+local function read_lines(full)
+  local lines, err = csource.read_lines(full)
+  if not lines then
+    fail('cannot read %s (%s)', relative(full), err)
+  end
+  depend(full)
+  return lines
+end
+
+-- ------------------------------------------------------------ include
+
+local function split_names(value)
+  local names = {}
+  for name in value:gmatch('[^,%s]+') do
+    if not name:match('^[%a_][%w_]*$') then
+      fail('name=%s: "%s" is not a C name', value, name)
+    end
+    names[#names + 1] = name
+  end
+  if #names == 0 then
+    fail('name= is empty')
+  end
+  return names
+end
+
+-- The definition of name in file (or, without file, in whichever of the
+-- step's sources defines it): {path, lines, def}.
+local function find_definition(nn, file, name, with_comment)
+  if file then
+    local full = source_path(nn, file)
+    local lines = read_lines(full)
+    local def = csource.find(lines, name, with_comment)
+    if not def then
+      fail('%s has no function, struct, typedef, macro or global named %s',
+        relative(full), name)
+    end
+    return { path = full, lines = lines, def = def }
+  end
+  if not nn then
+    fail('name= needs file= or step=')
+  end
+  local found = {}
+  for _, f in ipairs(step_sources(nn)) do
+    local full = source_path(nn, f)
+    local lines = read_lines(full)
+    local def = csource.find(lines, name, with_comment)
+    if def then
+      found[#found + 1] = { path = full, lines = lines, def = def }
+    end
+  end
+  if #found == 0 then
+    fail('steps/step%s has no function, struct, typedef, macro or global'
+      .. ' named %s', nn, name)
+  end
+  -- A definition with a body (in a .c) wins over declarations (in a .h).
+  local bodies = {}
+  for _, hit in ipairs(found) do
+    if hit.def.body then
+      bodies[#bodies + 1] = hit
+    end
+  end
+  local pick = #bodies > 0 and bodies or found
+  if #pick > 1 then
+    local where = {}
+    for _, hit in ipairs(pick) do
+      where[#where + 1] = relative(hit.path)
+    end
+    fail('%s is defined in %s: say which with file=', name,
+      table.concat(where, ' and '))
+  end
+  return pick[1]
+end
+
+local function listing(caption, code, lang, classes, attrs)
+  local cls = { lang }
+  local kind = lang == 'output' and 'listing output' or 'listing'
+  for _, c in ipairs(classes or {}) do
+    cls[#cls + 1] = c
+  end
+  return pandoc.Div({
+    pandoc.Div({ pandoc.Plain({ pandoc.Str(caption) }) },
+      { class = 'caption' }),
+    pandoc.CodeBlock(code, pandoc.Attr('', cls, attrs or {})),
+  }, { class = kind })
+end
+
+local function include(block, attrs)
+  local nn = attrs.step and parse_step(attrs.step)
+  local with_comment = attrs.comment == nil or flag(attrs.comment, 'comment')
+  if attrs.name and attrs.region then
+    fail('give name= or region=, not both')
+  end
+  local pieces = {} -- {path, text, first}
+  if attrs.name then
+    for _, name in ipairs(split_names(attrs.name)) do
+      local hit = find_definition(nn, attrs.file, name, with_comment)
+      pieces[#pieces + 1] = { path = hit.path, first = hit.def.first,
+        text = csource.text(hit.lines, hit.def.first, hit.def.last) }
+    end
+  else
+    if not attrs.file then
+      fail('file= is missing (or name= to find a definition)')
+    end
+    local full = source_path(nn, attrs.file)
+    local lines = read_lines(full)
+    if attrs.region then
+      local chunk, first = csource.region(lines, attrs.region)
+      if not chunk then
+        fail('%s: %s', relative(full), first)
+      end
+      pieces[1] = { path = full, text = table.concat(chunk, '\n'),
+        first = first }
+    else
+      pieces[1] = { path = full, text = table.concat(lines, '\n'), first = 1 }
+    end
+  end
+  if CHECK then
+    return nil
+  end
+  -- Consecutive pieces of one file share a listing.
+  local blocks, group = {}, nil
+  local function flush()
+    if not group then
+      return
+    end
+    local numbered = block.classes:includes('numberLines')
+    local attr = {}
+    if numbered and #group.texts == 1 then
+      attr.startFrom = tostring(group.first)
+    end
+    blocks[#blocks + 1] = listing(attrs.caption or caption_of(group.path),
+      table.concat(group.texts, '\n\n'), language(group.path) or 'default',
+      numbered and { 'numberLines' } or {}, attr)
+  end
+  for _, piece in ipairs(pieces) do
+    if not group or group.path ~= piece.path then
+      flush()
+      group = { path = piece.path, texts = {}, first = piece.first }
+    end
+    group.texts[#group.texts + 1] = piece.text
+  end
+  flush()
+  return blocks
+end
+
+-- ------------------------------------------------------------ diff
+
+local function escape_html(s)
+  return (s:gsub('&', '&amp;'):gsub('<', '&lt;'):gsub('>', '&gt;'))
+end
+
+-- The lines as highlighted HTML, one string per line (pandoc's own
+-- highlighter, so diffs look like the other listings).
+local function highlight(lines, lang)
+  local plain = {}
+  for i, line in ipairs(lines) do
+    plain[i] = escape_html(line)
+  end
+  if not lang or #lines == 0 then
+    return plain
+  end
+  -- A last line of its own, so that pandoc keeps trailing empty lines.
+  local text = table.concat(lines, '\n') .. '\nend'
+  local html = pandoc.write(pandoc.Pandoc({
+    pandoc.CodeBlock(text, { class = lang }) }), 'html')
+  local out = {}
+  for line in (html .. '\n'):gmatch('(.-)\n') do
+    local content = line:match('<span id="cb%d+%-%d+">(.*)$')
+    if content then
+      content = content:gsub('^<a [^>]*></a>', '')
+      content = content:gsub('</code></pre></div>$', '')
+      content = content:gsub('</span>$', '')
+      out[#out + 1] = content
+    end
+  end
+  if #out ~= #lines + 1 then
+    return plain
+  end
+  out[#out] = nil
+  return out
+end
+
+-- Splits unified diff text into files: {old, new, hunks = {{header,
+-- lines = {{sign, text}}}}}.
+local function parse_diff(text)
+  local files, file, hunk = {}, nil, nil
+  for line in (text .. '\n'):gmatch('(.-)\n') do
+    if line:match('^%-%-%- ') and (not hunk or hunk.done) then
+      file = { old = line:sub(5):gsub('\t.*', ''), hunks = {} }
+      files[#files + 1] = file
+      hunk = nil
+    elseif line:match('^%+%+%+ ') and file and not file.new then
+      file.new = line:sub(5):gsub('\t.*', '')
+    elseif line:match('^@@') and file then
+      local o, oc, n, nc = line:match('^@@ %-(%d+),?(%d*) %+(%d+),?(%d*) @@')
+      hunk = { header = line, lines = {},
+        left = oc == '' and 1 or tonumber(oc),
+        right = nc == '' and 1 or tonumber(nc) }
+      hunk.done = hunk.left == 0 and hunk.right == 0
+      file.hunks[#file.hunks + 1] = hunk
+    elseif hunk and not hunk.done and line:match('^[ +%-]') then
+      local sign = line:sub(1, 1)
+      hunk.lines[#hunk.lines + 1] = { sign = sign, text = line:sub(2) }
+      if sign ~= '+' then
+        hunk.left = hunk.left - 1
+      end
+      if sign ~= '-' then
+        hunk.right = hunk.right - 1
+      end
+      hunk.done = hunk.left <= 0 and hunk.right <= 0
+    elseif hunk and line:match('^\\') then
+      -- "\ No newline at end of file": nothing to show
+    elseif line:match('^diff ') or line:match('^Only in ') then
+      hunk = nil
+    end
+  end
+  return files
+end
+
+local function diff_html(file, lang)
+  local rows = {}
+  local CLASS = { ['+'] = 'add', ['-'] = 'del', [' '] = 'ctx' }
+  for _, hunk in ipairs(file.hunks) do
+    -- Each side is highlighted as the code it is, so that a comment
+    -- opened on a removed line does not run on into the added ones.
+    local old, new, at = {}, {}, {}
+    for i, l in ipairs(hunk.lines) do
+      if l.sign ~= '+' then
+        old[#old + 1] = l.text
+        at[i] = #old
+      end
+      if l.sign ~= '-' then
+        new[#new + 1] = l.text
+        at[i] = #new
+      end
+    end
+    old, new = highlight(old, lang), highlight(new, lang)
+    local html = {}
+    for i, l in ipairs(hunk.lines) do
+      html[i] = (l.sign == '-' and old or new)[at[i]]
+    end
+    rows[#rows + 1] = '<span class="line hunk">' .. escape_html(hunk.header)
+      .. '</span>'
+    for i, l in ipairs(hunk.lines) do
+      rows[#rows + 1] = '<span class="line ' .. CLASS[l.sign]
+        .. '"><span class="sign">' .. l.sign .. '</span>' .. html[i]
+        .. '</span>'
+    end
+  end
+  return '<div class="sourceCode"><pre class="sourceCode diff">'
+    .. '<code class="sourceCode">' .. table.concat(rows, '\n')
+    .. '</code></pre></div>'
+end
+
+local function diff_text(file)
+  local rows = { '--- ' .. file.old, '+++ ' .. file.new }
+  for _, hunk in ipairs(file.hunks) do
+    rows[#rows + 1] = hunk.header
+    for _, l in ipairs(hunk.lines) do
+      rows[#rows + 1] = l.sign .. l.text
+    end
+  end
+  return table.concat(rows, '\n')
+end
+
+local function write_temp(text)
+  local name = os.tmpname()
+  local f = assert(io.open(name, 'w'))
+  f:write(text)
+  f:close()
+  return name
+end
+
+-- The piece of a step that the diff compares: a definition (or '' when
+-- the step lacks it), with the file it came from.
+local function definition_text(nn, file, name)
+  local ok, hit = pcall(find_definition, nn, file, name, true)
+  if not ok then
+    if getmetatable(hit) == Unresolved then
+      return nil, hit.message
+    end
+    error(hit, 0)
+  end
+  return csource.text(hit.lines, hit.def.first, hit.def.last) .. '\n', hit.path
+end
+
+local DIFF = 'LC_ALL=C diff -p'
+
+local function diff(block, attrs)
+  local nn = need_step(attrs)
+  local from
+  if attrs.from then
+    from = parse_step(attrs.from, 'from')
+  else
+    from = string.format('%02d', tonumber(nn) - 1)
+    if not is_dir(step_dir(from)) then
+      fail('there is no steps/step%s to compare step %s with', from, nn)
+    end
+  end
+  local context = number(attrs.context, 'context') or 3
+  local unified = ' -U ' .. context .. ' '
+  local out
+  if attrs.name then
+    local names = split_names(attrs.name)
+    if #names > 1 then
+      fail('a diff compares one name at a time')
+    end
+    local new, new_path = definition_text(nn, attrs.file, names[1])
+    local old, old_path = definition_text(from, attrs.file, names[1])
+    if not new and not old then
+      fail('neither step%s nor step%s defines %s', from, nn, names[1])
+    end
+    local a, b = write_temp(old or ''), write_temp(new or '')
+    local label = function(p, n)
+      return p and caption_of(p) or ('step' .. n .. '/' .. (attrs.file or '-'))
+    end
+    out = sh(DIFF .. unified .. '--label ' .. quote(label(old_path, from))
+      .. ' --label ' .. quote(label(new_path, nn)) .. ' ' .. quote(a) .. ' '
+      .. quote(b))
+    os.remove(a)
+    os.remove(b)
+  elseif attrs.file then
+    local a, b = source_path(from, attrs.file), source_path(nn, attrs.file)
+    if not exists(a) and not exists(b) then
+      fail('neither steps/step%s nor steps/step%s has %s', from, nn,
+        attrs.file)
+    end
+    depend(a)
+    depend(b)
+    out = sh(DIFF .. unified .. '-N --label ' .. quote(caption_of(a))
+      .. ' --label ' .. quote(caption_of(b)) .. ' ' .. quote(a) .. ' '
+      .. quote(b))
+  else
+    -- The whole step, as `make diff` shows it, without the Makefile
+    -- (it changes only its step number).
+    step_sources(from)
+    step_sources(nn)
+    out = sh('cd ' .. quote(ROOT .. '/steps') .. ' && ' .. DIFF .. unified
+      .. '-rN -x build -x Makefile -x "step[0-9][0-9]" -x "*.o" -x "*.d" '
+      .. 'step' .. from .. ' step' .. nn)
+  end
+  if CHECK then
+    return nil
+  end
+  local files = parse_diff(out)
+  if #files == 0 then
+    return pandoc.Para({ pandoc.Emph({ pandoc.Str('(no change from step '
+      .. tonumber(from) .. ')') }) })
+  end
+  local blocks = {}
+  for _, file in ipairs(files) do
+    local old_missing = not exists(ROOT .. '/steps/' .. file.old)
+    local new_missing = not exists(ROOT .. '/steps/' .. file.new)
+    local note = 'changed since step' .. from
+    if attrs.name then
+      note = 'step' .. from .. ' → step' .. nn
+    elseif old_missing then
+      note = 'new in step' .. nn
+    elseif new_missing then
+      note = 'removed in step' .. nn
+    end
+    local caption = attrs.caption or (new_missing and file.old or file.new)
+    local label = pandoc.Span({ pandoc.Str(note) }, { class = 'note' })
+    local head = pandoc.Div({ pandoc.Plain({ pandoc.Str(caption),
+      pandoc.Space(), label }) }, { class = 'caption' })
+    local body
+    if HTML then
+      body = pandoc.RawBlock('html', diff_html(file, language(file.new)))
+    else
+      body = pandoc.CodeBlock(diff_text(file), { class = 'diff' })
+    end
+    blocks[#blocks + 1] = pandoc.Div({ head, body }, { class = 'listing diff' })
+  end
+  return blocks
+end
+
+-- ------------------------------------------------------------ running
+
+local function ensure_dir(p)
+  sh('mkdir -p ' .. quote(p))
+end
+
+-- Builds the step once per pandoc run (serialised across parallel runs:
+-- steps share common/).
+local built = {}
+local function build_step(nn)
+  if built[nn] then
+    return
+  end
+  ensure_dir(BUILD)
+  local out, ok = sh('flock ' .. quote(BUILD .. '/.make.lock') .. ' make -s'
+    .. ' --no-print-directory -C ' .. quote(step_dir(nn)) .. ' 2>&1')
+  if not ok then
+    fail('step%s does not build, so its output cannot be shown;'
+      .. ' `make -C steps/step%s` says:\n%s', nn, nn, out)
+  end
+  built[nn] = true
+end
+
+-- The exit status tests/golden/steps.tsv expects of the step (0 if none).
+local function expected_status(nn)
+  local text = read_file(ROOT .. '/tests/golden/steps.tsv') or ''
+  for line in text:gmatch('[^\n]+') do
+    local step, status = line:match('^(%d+)\t[^\t]*\t(%d+)')
+    if step == nn then
+      return tonumber(status)
+    end
+  end
+  return 0
+end
+
+-- Runs the step's program in a folder of its own under build/run/ (so
+-- the files it writes stay out of the sources) and returns that folder.
+-- A run is reused while it is newer than the program.
+local function run_step(nn, args, status)
+  build_step(nn)
+  for _, f in ipairs(step_sources(nn)) do
+    depend(source_path(nn, f))
+  end
+  local program = step_dir(nn) .. '/step' .. nn
+  local dir = BUILD .. '/run/step' .. nn
+  if args then
+    dir = dir .. '-' .. pandoc.utils.sha1(args):sub(1, 8)
+  end
+  local stamp = dir .. '/status.txt'
+  -- Locked: pages built in parallel may ask for the same run.
+  local run = 'test status.txt -nt ' .. quote(program) .. ' && exit 0;'
+    .. ' find . -mindepth 1 ! -name .lock -exec rm -rf {} +; '
+    .. quote(program) .. ' ' .. (args or '')
+    .. ' >stdout.txt 2>stderr.txt; echo $? >status.tmp;'
+    .. ' mv status.tmp status.txt'
+  ensure_dir(dir)
+  sh('cd ' .. quote(dir) .. ' && flock .lock sh -c ' .. quote(run))
+  local got = tonumber(read_file(stamp) or '')
+  local want = status or expected_status(nn)
+  if got ~= want then
+    fail('step%s%s exited with status %s (expected %d); its stderr:\n%s',
+      nn, args and (' ' .. args) or '', tostring(got), want,
+      read_file(dir .. '/stderr.txt') or '')
+  end
+  return dir
+end
+
+-- ------------------------------------------------------------ output
+
+local function head_tail(text, head, tail)
+  if not head and not tail then
+    return text
+  end
+  local lines = {}
+  for line in text:gmatch('[^\n]*\n?') do
+    if line ~= '' then
+      lines[#lines + 1] = line:gsub('\n$', '')
+    end
+  end
+  head, tail = head or 0, tail or 0
+  if head + tail >= #lines then
+    return text
+  end
+  local out = {}
+  for i = 1, head do
+    out[#out + 1] = lines[i]
+  end
+  out[#out + 1] = '...'
+  for i = #lines - tail + 1, #lines do
+    out[#out + 1] = lines[i]
+  end
+  return table.concat(out, '\n')
+end
+
+local function output(block, attrs)
+  local nn = need_step(attrs)
+  local run = flag(attrs.run, 'run')
+  local with_stderr = flag(attrs.stderr, 'stderr')
+  local head = number(attrs.head, 'head')
+  local tail = number(attrs.tail, 'tail')
+  local status = number(attrs.status, 'status')
+  local golden = ROOT .. '/tests/golden/step' .. nn .. '.txt'
+  if not exists(ROOT .. '/steps/step' .. nn .. '/Makefile') then
+    fail('steps/step%s has no Makefile to build its program', nn)
+  end
+  if with_stderr and not run then
+    fail('stderr=true needs run=true (the golden file holds stdout only)')
+  end
+  if attrs.args and not run then
+    fail('args= needs run=true')
+  end
+  local text
+  if not run and exists(golden) then
+    text = read_file(golden)
+  elseif CHECK then
+    return nil
+  else
+    local dir = run_step(nn, attrs.args, status)
+    text = read_file(dir .. '/stdout.txt')
+    if with_stderr then
+      text = text .. read_file(dir .. '/stderr.txt')
+    end
+  end
+  if CHECK then
+    return nil
+  end
+  text = head_tail(text, head, tail):gsub('\n$', '')
+  local prompt = '$ ./step' .. nn .. (attrs.args and (' ' .. attrs.args) or '')
+  return listing(attrs.caption or prompt, text, 'output')
+end
+
+-- ------------------------------------------------------------ pictures
+
+local function figure(src, attrs)
+  local caption = attrs.caption and pandoc.read(attrs.caption, 'markdown')
+  local inlines = caption and #caption.blocks > 0
+    and caption.blocks[1].content or {}
+  local image_attr = {}
+  if attrs.width then
+    image_attr.width = attrs.width
+  end
+  return pandoc.Para({ pandoc.Image(inlines, src, 'fig:',
+    pandoc.Attr('', {}, image_attr)) })
+end
+
+local function need_tool(command, package)
+  if not have(command) then
+    fail('this picture needs `%s`, which is not installed: install the'
+      .. ' Debian package %s (sudo apt-get install %s)', command, package,
+      package)
+  end
+end
+
+-- Renders a DOT file to build/img/NAME.svg; what names it in messages.
+local function render_dot(input_file, name, what)
+  need_tool('dot', 'graphviz')
+  ensure_dir(BUILD .. '/img')
+  local target = BUILD .. '/img/' .. name .. '.svg'
+  local out, ok = sh('dot -Tsvg ' .. quote(input_file) .. ' -o '
+    .. quote(target) .. ' 2>&1')
+  if not ok then
+    fail('dot could not draw %s:\n%s', what, out)
+  end
+  return 'img/' .. name .. '.svg'
+end
+
+local function produced_file(attrs, kind)
+  local nn = need_step(attrs)
+  if not attrs.file then
+    fail('file= is missing: name the file step %s writes', nn)
+  end
+  if CHECK then
+    return nil
+  end
+  local dir = run_step(nn, attrs.args, nil)
+  local full = dir .. '/' .. attrs.file
+  if not exists(full) then
+    fail('step%s did not write %s (a .%s block needs it)', nn, attrs.file,
+      kind)
+  end
+  return full, nn
+end
+
+local function dot(block, attrs)
+  if attrs.step then
+    local full, nn = produced_file(attrs, 'dot')
+    if not full then
+      return nil
+    end
+    local name = 'step' .. nn .. '-' .. attrs.file:gsub('%.dot$', '')
+      :gsub('[^%w_%-]', '_')
+    return figure(render_dot(full, name, attrs.file), attrs)
+  end
+  if attrs.file or attrs.args then
+    fail('file= and args= need step= (without it, write DOT in the block)')
+  end
+  if block.text:match('^%s*$') then
+    fail('an empty .dot block: write DOT in it, or give step= and file=')
+  end
+  local name = 'dot-' .. pandoc.utils.sha1(block.text):sub(1, 12)
+  if CHECK then
+    if have('dot') then
+      local tmp = write_temp(block.text)
+      local out, ok = sh('dot -Tsvg ' .. quote(tmp) .. ' -o /dev/null 2>&1')
+      os.remove(tmp)
+      if not ok then
+        fail('dot rejects this graph:\n%s', out)
+      end
+    end
+    return nil
+  end
+  local tmp = write_temp(block.text)
+  local ok, result = pcall(render_dot, tmp, name, 'this graph')
+  os.remove(tmp)
+  if not ok then
+    error(result, 0)
+  end
+  return figure(result, attrs)
+end
+
+local function image(block, attrs)
+  local full, nn = produced_file(attrs, 'image')
+  if not full then
+    return nil
+  end
+  if not attrs.file:match('%.svg$') and not attrs.file:match('%.png$')
+    and not attrs.file:match('%.jpe?g$') then
+    fail('file=%s: the book shows .svg, .png and .jpg pictures', attrs.file)
+  end
+  ensure_dir(BUILD .. '/img')
+  local name = 'step' .. nn .. '-' .. attrs.file:gsub('[^%w_%-%.]', '_')
+  sh('cp ' .. quote(full) .. ' ' .. quote(BUILD .. '/img/' .. name))
+  return figure('img/' .. name, attrs)
+end
+
+-- ------------------------------------------------------------ the filter
+
+local KINDS = { include = include, diff = diff, output = output, dot = dot,
+                image = image }
+
+local function CodeBlock(block)
+  for kind, handler in pairs(KINDS) do
+    if block.classes:includes(kind) then
+      local ok, result = pcall(function()
+        check_attributes(kind, block)
+        if kind ~= 'dot' and block.text:match('%S') then
+          fail('a .%s block stays empty: the book fills it in', kind)
+        end
+        return handler(block, block.attributes)
+      end)
+      if ok then
+        return result
+      end
+      if getmetatable(result) ~= Unresolved then
+        error(result, 0)
+      end
+      errors[#errors + 1] = chapter_name() .. ': ```' .. describe(block)
+        .. '```: ' .. result.message
+      return nil
+    end
+  end
+  return nil
+end
+
+-- Chapters link to each other as [step 2](step02.md).
+local function Link(link)
+  local name, anchor = link.target:match('^([%w_%-]+)%.md(#?.*)$')
+  if not name or link.target:match('^%a+:') then
+    return nil
+  end
+  if not exists(DOCS .. '/' .. name .. '.md') then
+    errors[#errors + 1] = chapter_name() .. ': a link to ' .. link.target
+      .. ': there is no docs/' .. name .. '.md'
+    return nil
+  end
+  if EPUB then
+    link.target = anchor ~= '' and anchor or ('#' .. name)
+  elseif HTML then
+    link.target = name .. '.html' .. anchor
+  end
+  return link
+end
+
+-- Each chapter's title (its one level-1 heading) gets the chapter's file
+-- name as its id, so links land on it in the EPUB too.
+local titles = 0
+local function Header(header)
+  if header.level ~= 1 then
+    return nil
+  end
+  titles = titles + 1
+  local input = INPUTS[titles]
+  if input then
+    header.identifier = path.split_extension(path.filename(input))
+  end
+  return header
+end
+
+local function write_depfile()
+  local depfile, target = os.getenv('BOOK_DEPFILE'), os.getenv('BOOK_TARGET')
+  if CHECK or not depfile or not target then
+    return
+  end
+  local f = io.open(depfile, 'w')
+  if not f then
+    return
+  end
+  f:write(target, ':')
+  for _, p in ipairs(dep_list) do
+    f:write(' \\\n ', p)
+  end
+  f:write('\n')
+  for _, p in ipairs(dep_list) do
+    f:write(p, ':\n')
+  end
+  f:close()
+end
+
+local function finish(doc)
+  if #INPUTS == 1 and not INPUTS[1]:match('%.md$') then
+    -- not a chapter (the cover page is rendered from /dev/null)
+  elseif #INPUTS <= 1 then
+    local first = doc.blocks[1]
+    if not first or first.t ~= 'Header' or first.level ~= 1 then
+      errors[#errors + 1] = chapter_name()
+        .. ': a chapter starts with its title, a level-1 heading (# ...)'
+    elseif titles ~= 1 then
+      errors[#errors + 1] = chapter_name() .. ': has ' .. titles
+        .. ' level-1 headings; a chapter has one, its title'
+    end
+  elseif titles ~= #INPUTS then
+    errors[#errors + 1] = 'the book has ' .. titles .. ' level-1 headings'
+      .. ' for ' .. #INPUTS .. ' chapters; each chapter has one'
+  end
+  if #errors > 0 then
+    for _, message in ipairs(errors) do
+      io.stderr:write(message, '\n')
+    end
+    if not CHECK then
+      io.stderr:write('book: ', #errors, ' reference(s) did not resolve;'
+        .. ' see docs/README.md\n')
+    end
+    os.exit(1)
+  end
+  write_depfile()
+  return doc
+end
+
+return {
+  { CodeBlock = CodeBlock, Link = Link, Header = Header },
+  { Pandoc = finish },
+}

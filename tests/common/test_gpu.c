@@ -1,0 +1,1168 @@
+/* test_gpu.c - the GPU half against the CPU half, which is the oracle:
+ * every test body computes an operation on host arrays and on the same
+ * inputs moved to a device, and compares (tolerances per dtype). Each
+ * body runs once per device: on the CPU the comparison is trivial but
+ * the body still runs; without a GPU the CUDA cases are skipped, so
+ * cmocka reports them rather than hiding them. `test_gpu --gpu-only`
+ * (make test-gpu) runs the CUDA cases alone and fails without a GPU. */
+#include <complex.h>
+#include <math.h>
+
+#include "nd_gpu.h"
+#include "nd_test.h"
+
+/* ------------------------------------------------------------ helpers */
+
+/* The device a case runs on (its state); skips CUDA cases without a GPU. */
+static NdDevice device_of(void **state)
+{
+    NdDevice device = *(const NdDevice *)*state;
+    if (device == ND_CUDA && !nd_gpu_available())
+        skip();
+    return device;
+}
+
+/* a on device: a new reference (a itself when it is already there). */
+static NdArray *on(NdDevice device, const NdArray *a)
+{
+    return nd_to_device(a, device);
+}
+
+static void release_all(int n, NdArray **arrays)
+{
+    for (int i = 0; i < n; i++)
+        nd_release(arrays[i]);
+}
+#define RELEASE(...) \
+    release_all((int)(sizeof((NdArray *[]){__VA_ARGS__}) / \
+                      sizeof(NdArray *)), (NdArray *[]){__VA_ARGS__})
+
+/* Element i of a host array, whatever its dtype. */
+static double complex element(const NdArray *a, int64_t i)
+{
+    switch (a->dtype) {
+    case ND_BOOL: return ND_DATA(a, bool)[i];
+    case ND_UINT8: return ND_DATA(a, uint8_t)[i];
+    case ND_INT64: return (double)ND_DATA(a, int64_t)[i];
+    case ND_FLOAT32: return ND_DATA(a, float)[i];
+    case ND_FLOAT64: return ND_DATA(a, double)[i];
+    case ND_COMPLEX64: return ND_DATA(a, float complex)[i];
+    case ND_COMPLEX128: return ND_DATA(a, double complex)[i];
+    }
+    return 0;
+}
+
+/* How far a device result may be from the host's, relative to the
+ * largest element: integers and bools exactly, floats by a few roundings
+ * (the libraries' transcendental functions and summation orders
+ * differ in the last bits). */
+static double tolerance(NdDtype dtype)
+{
+    switch (dtype) {
+    case ND_FLOAT32: case ND_COMPLEX64: return 2e-5;
+    case ND_FLOAT64: case ND_COMPLEX128: return 1e-11;
+    default: return 0;
+    }
+}
+
+static bool same_number(double x, double y, double allowed)
+{
+    if (isnan(x) || isnan(y))
+        return isnan(x) && isnan(y);
+    return x == y || fabs(x - y) <= allowed;
+}
+
+/* Asserts that got, computed on device, lies on it and matches want
+ * (computed on the host): dtype, shape, and each element within rtol *
+ * (|want| + the largest |want|). Releases both. */
+static void expect_close(NdDevice device, NdArray *want, NdArray *got,
+                         double rtol)
+{
+    assert_non_null(want);
+    assert_non_null(got);
+    assert_int_equal(got->device, device);
+    assert_int_equal(want->device, ND_CPU);
+    NdArray *host = nd_to_device(got, ND_CPU);
+    assert_string_equal(nd_dtype_name(host->dtype),
+                        nd_dtype_name(want->dtype));
+    assert_int_equal(host->ndim, want->ndim);
+    for (int d = 0; d < want->ndim; d++)
+        assert_int_equal(host->shape[d], want->shape[d]);
+    double scale = 0;
+    for (int64_t i = 0; i < want->size; i++) {
+        double m = cabs(element(want, i));
+        if (isfinite(m) && m > scale)
+            scale = m;
+    }
+    for (int64_t i = 0; i < want->size; i++) {
+        double complex w = element(want, i), g = element(host, i);
+        double allowed = rtol * (cabs(w) + scale);
+        if (!same_number(creal(w), creal(g), allowed) ||
+            !same_number(cimag(w), cimag(g), allowed))
+            fail_msg("element %lld: got %.17g%+.17gj, want %.17g%+.17gj "
+                     "(%s)", (long long)i, creal(g), cimag(g), creal(w),
+                     cimag(w), nd_dtype_name(want->dtype));
+    }
+    RELEASE(want, got, host);
+}
+
+/* The same with the tolerance of want's dtype. */
+static void expect_same(NdDevice device, NdArray *want, NdArray *got)
+{
+    double rtol = want ? tolerance(want->dtype) : 0;
+    expect_close(device, want, got, rtol);
+}
+
+/* ------------------------------------------------------------ inputs */
+
+static const NdDtype all_dtypes[] = {
+    ND_BOOL, ND_UINT8, ND_INT64, ND_FLOAT32, ND_FLOAT64, ND_COMPLEX64,
+    ND_COMPLEX128,
+};
+enum { N_DTYPES = sizeof all_dtypes / sizeof all_dtypes[0] };
+
+/* Random host values of dtype: N(0, 1) for floats (both parts of a
+ * complex), -9..9 for int64, 0..255 for uint8, 0/1 for bool. */
+static NdArray *sample(NdDtype dtype, int ndim, const int64_t *shape)
+{
+    NdArray *x;
+    switch (dtype) {
+    case ND_BOOL: x = nd_random_randint(0, 2, ndim, shape); break;
+    case ND_UINT8: x = nd_random_randint(0, 256, ndim, shape); break;
+    case ND_INT64: x = nd_random_randint(-9, 10, ndim, shape); break;
+    case ND_COMPLEX64:
+    case ND_COMPLEX128: {
+        NdArray *re = nd_random_randn(ndim, shape);
+        NdArray *im = nd_random_randn(ndim, shape);
+        x = nd_empty(ND_COMPLEX128, ndim, shape);
+        for (int64_t i = 0; i < x->size; i++)
+            ND_DATA(x, double complex)[i] =
+                ND_DATA(re, double)[i] + ND_DATA(im, double)[i] * I;
+        RELEASE(re, im);
+        break;
+    }
+    default: x = nd_random_randn(ndim, shape); break;
+    }
+    NdArray *y = nd_astype(x, dtype);
+    nd_release(x);
+    return y;
+}
+
+/* Values in [0.5, 2) as dtype: safe for log, sqrt and fractional pow. */
+static NdArray *positive(NdDtype dtype, int ndim, const int64_t *shape)
+{
+    NdArray *x = nd_random_uniform(0.5, 2.0, ndim, shape);
+    NdArray *y = nd_astype(x, dtype);
+    nd_release(x);
+    return y;
+}
+
+/* A shape as (ndim, extents), for tables of cases. */
+typedef struct Shape {
+    int ndim;
+    int64_t dims[4];
+} Shape;
+#define SHAPE_OF(s) (s).ndim, (s).dims
+
+/* ------------------------------------------------------------ calls */
+
+/* The operation under test, as a call on its array operands; the rest
+ * of its arguments wait in `the`. */
+typedef NdArray *(*Call)(NdArray *const *x);
+typedef NdArray *(*BinaryFn)(const NdArray *, const NdArray *);
+typedef NdArray *(*UnaryFn)(const NdArray *);
+typedef NdArray *(*ReduceFn)(const NdArray *, int, const int *, bool);
+
+static struct {
+    BinaryFn binary;
+    UnaryFn unary;
+    ReduceFn reduce;
+    int naxes;                      /* reductions */
+    const int *axes;
+    bool keepdims;
+    int axis;                       /* argmax, concatenate, stack */
+    double lo, hi;                  /* clip */
+    bool trans_a, trans_b;          /* matmul_t */
+    int ndim;                       /* sum_to */
+    const int64_t *shape;
+    int64_t n;                      /* irfftn */
+    int nindex;                     /* getitem, add_at: an ND_INDEX_ARRAY */
+    NdIndex index[4];               /* entry takes the next operand */
+} the;
+
+static NdArray *call_binary(NdArray *const *x)
+{
+    return the.binary(x[0], x[1]);
+}
+
+static NdArray *call_unary(NdArray *const *x)
+{
+    return the.unary(x[0]);
+}
+
+static NdArray *call_reduce(NdArray *const *x)
+{
+    return the.reduce(x[0], the.naxes, the.axes, the.keepdims);
+}
+
+static NdArray *call_argmax(NdArray *const *x)
+{
+    return nd_argmax(x[0], the.axis);
+}
+
+static NdArray *call_where(NdArray *const *x)
+{
+    return nd_where(x[0], x[1], x[2]);
+}
+
+static NdArray *call_clip(NdArray *const *x)
+{
+    return nd_clip(x[0], the.lo, the.hi);
+}
+
+static NdArray *call_matmul_t(NdArray *const *x)
+{
+    return nd_matmul_t(x[0], the.trans_a, x[1], the.trans_b);
+}
+
+static NdArray *call_sum_to(NdArray *const *x)
+{
+    return nd_sum_to(x[0], the.ndim, the.shape);
+}
+
+static NdArray *call_fft_input(NdArray *const *x)
+{
+    return nd_rfftn(x[0]);
+}
+
+static NdArray *call_irfftn(NdArray *const *x)
+{
+    return nd_irfftn(x[0], the.n);
+}
+
+/* the.index with its array entries taken from x, in order. */
+static const NdIndex *index_from(NdArray *const *x, NdIndex *index)
+{
+    for (int i = 0, k = 0; i < the.nindex; i++) {
+        index[i] = the.index[i];
+        if (index[i].kind == ND_INDEX_ARRAY)
+            index[i].array = x[k++];
+    }
+    return index;
+}
+
+/* x[0][index], the index arrays from x[1] on. */
+static NdArray *call_getitem(NdArray *const *x)
+{
+    NdIndex index[4];
+    return nd_getitem(x[0], the.nindex, index_from(x + 1, index));
+}
+
+/* A result still being made, which attempt() releases if the call is
+ * refused. */
+static NdArray *pending;
+
+/* A copy of x[0] after np.add.at(copy, index, x[1]), the index arrays
+ * from x[2] on. */
+static NdArray *call_add_at(NdArray *const *x)
+{
+    NdIndex index[4];
+    NdArray *dst = pending = nd_copy(x[0]);
+    nd_add_at(dst, the.nindex, index_from(x + 2, index), x[1]);
+    pending = NULL;
+    return dst;
+}
+
+/* ------------------------------------------------------------ refusals */
+
+static jmp_buf refusal;
+static char refusal_text[1024];
+
+static void catch_refusal(const char *message)
+{
+    snprintf(refusal_text, sizeof refusal_text, "%s", message);
+    longjmp(refusal, 1);
+}
+
+/* call(x), or NULL with the message in refusal_text when it stops with
+ * an error. */
+static NdArray *attempt(Call call, NdArray *const *x)
+{
+    NdErrorHandler old = nd_set_error_handler(catch_refusal);
+    NdArray *volatile result = NULL;
+    refusal_text[0] = '\0';
+    if (setjmp(refusal) == 0)
+        result = call(x);
+    nd_set_error_handler(old);
+    nd_release(pending);
+    pending = NULL;
+    return result;
+}
+
+/* Makes the call on the host operands and on copies of them on device:
+ * both give the same result (within rtol), or the same refusal. */
+static void expect_both(NdDevice device, Call call, int n,
+                        NdArray *const *host, double rtol)
+{
+    NdArray *moved[4];
+    for (int i = 0; i < n; i++)
+        moved[i] = on(device, host[i]);
+    NdArray *want = attempt(call, host);
+    char want_text[1024];
+    snprintf(want_text, sizeof want_text, "%s", refusal_text);
+    NdArray *got = attempt(call, moved);
+    release_all(n, moved);
+    if (!want) {
+        if (got) {
+            nd_release(got);
+            fail_msg("the host refused (%s), the device did not", want_text);
+        }
+        assert_string_equal(refusal_text, want_text);
+        return;
+    }
+    if (!got) {
+        nd_release(want);
+        fail_msg("the device refused: %s", refusal_text);
+    }
+    expect_close(device, want, got, rtol);
+}
+#define EXPECT_BOTH(device, call, rtol, ...) \
+    expect_both((device), (call), \
+                (int)(sizeof((NdArray *[]){__VA_ARGS__}) / \
+                      sizeof(NdArray *)), (NdArray *[]){__VA_ARGS__}, (rtol))
+
+/* ------------------------------------------------------------ the GPU */
+
+static void test_status_says_why(void **state)
+{
+    (void)state;
+    const char *status = nd_gpu_status();
+    assert_non_null(status);
+    assert_true(strlen(status) > 0);
+    assert_null(strchr(status, '\n'));             /* one line */
+    assert_int_equal(nd_gpu_available(), strcmp(status, "available") == 0);
+    if (!nd_gpu_available())
+        print_message("GPU support is off: %s\n", status);
+}
+
+/* What a program sees when the GPU is off: a refusal that says why. */
+static void test_off_refuses_to_move(void **state)
+{
+    (void)state;
+    if (nd_gpu_available())
+        skip();
+    NdArray *a = nd_ones(ND_FLOAT64, ND_SHAPE(3));
+    EXPECT_ND_ERROR(nd_to_device(a, ND_CUDA), "GPU support is off");
+    EXPECT_ND_ERROR(nd_to_device(a, ND_CUDA), nd_gpu_status());
+    nd_release(a);
+}
+
+/* The index arithmetic the gather and scatter kernels share, run on the
+ * host: plans for x[1:4:2, idx, 0] and x[rows, :, cols] of a (5, 4, 3)
+ * array x, whose strides are (12, 3, 1). */
+static void test_index_offsets(void **state)
+{
+    (void)state;
+    const int64_t idx[] = {3, -2};          /* -2: the one before 3 */
+    NdGpuIndexPlan p = {
+        .ndim = 2, .shape = {2, 2}, .size = 4,
+        .base = 1 * 12, .strides = {2 * 12, 0}, .narrays = 1,
+        .arrays = {{.data = idx, .strides = {0, 1}, .axis_size = 4,
+                    .axis_stride = 3, .axis = 1}},
+    };
+    /* x[1:4:2, [3, -2], 0]: rows 1 and 3, columns 3 and 2. */
+    int bad = 0;
+    int64_t bad_index = 0;
+    const int64_t want[] = {12 + 9, 12 + 6, 36 + 9, 36 + 6};
+    for (int64_t i = 0; i < 4; i++)
+        assert_int_equal(nd_index_offset(&p, i, &bad, &bad_index), want[i]);
+    assert_int_equal(bad, 0);
+
+    /* Two arrays broadcast to (2, 3) in front of the sliced axis 1. */
+    const int64_t rows[] = {0, 4};                  /* (2, 1) */
+    const int64_t cols[] = {0, 1, 2};               /* (3,) */
+    NdGpuIndexPlan q = {
+        .ndim = 3, .shape = {2, 3, 4}, .size = 24,
+        .strides = {0, 0, 3}, .narrays = 2,
+        .arrays = {{.data = rows, .strides = {1, 0, 0}, .axis_size = 5,
+                    .axis_stride = 12, .axis = 0},
+                   {.data = cols, .strides = {0, 1, 0}, .axis_size = 3,
+                    .axis_stride = 1, .axis = 2}},
+    };
+    for (int64_t i = 0; i < q.size; i++) {
+        int64_t r = i / 12, c = i / 4 % 3, j = i % 4;
+        assert_int_equal(nd_index_offset(&q, i, &bad, &bad_index),
+                         rows[r] * 12 + j * 3 + cols[c]);
+    }
+    const int64_t too_far[] = {0, 5};
+    q.arrays[0].data = too_far;
+    assert_int_equal(nd_index_offset(&q, 12, &bad, &bad_index), -1);
+    assert_int_equal(bad, 1);
+    assert_int_equal(bad_index, 5);
+}
+
+/* ------------------------------------------------------------ transfer */
+
+static void test_transfer_round_trip(void **state)
+{
+    NdDevice device = device_of(state);
+    static const Shape shapes[] = {{0, {0}}, {1, {0}}, {2, {3, 4}},
+                                   {3, {2, 1, 3}}, {2, {300, 500}}};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        for (int k = 0; k < N_DTYPES; k++) {
+            NdArray *a = sample(all_dtypes[k], SHAPE_OF(shapes[s]));
+            NdArray *d = on(device, a);
+            assert_int_equal(d->device, device);
+            NdArray *again = on(device, d);         /* already there */
+            assert_ptr_equal(again, d);
+            nd_release(again);
+            expect_close(device, nd_copy(a), nd_retain(d), 0);
+            RELEASE(a, d);
+        }
+    }
+}
+
+/* nd_get_flat, nd_item: one value back, synchronised; nd_set_flat. */
+static void test_elements(void **state)
+{
+    NdDevice device = device_of(state);
+    for (int k = 0; k < N_DTYPES; k++) {
+        NdArray *a = sample(all_dtypes[k], ND_SHAPE(2, 3));
+        NdArray *d = on(device, a);
+        for (int64_t i = 0; i < a->size; i++)
+            assert_true(nd_get_flat(d, i) == nd_get_flat(a, i));
+        nd_set_flat(a, 4, 7.0);
+        nd_set_flat(d, 4, 7.0);
+        expect_same(device, nd_copy(a), nd_retain(d));
+        EXPECT_ND_ERROR(nd_get_flat(d, 6), "out of bounds");
+        NdArray *s = nd_sum(d, ND_ALL_AXES, false), *t = nd_sum(a, ND_ALL_AXES,
+                                                                false);
+        assert_true(fabs(nd_item(s) - nd_item(t)) <= 1e-5 * fabs(nd_item(t)));
+        RELEASE(a, d, s, t);
+    }
+}
+
+static void test_filled_like(void **state)
+{
+    NdDevice device = device_of(state);
+    for (int k = 0; k < N_DTYPES; k++) {
+        NdArray *a = sample(all_dtypes[k], ND_SHAPE(3, 2));
+        NdArray *d = on(device, a);
+        expect_same(device, nd_zeros_like(a), nd_zeros_like(d));
+        expect_same(device, nd_ones_like(a), nd_ones_like(d));
+        expect_same(device, nd_full_like(a, -2.5), nd_full_like(d, -2.5));
+        expect_same(device, nd_copy(a), nd_copy(d));
+        RELEASE(a, d);
+    }
+}
+
+/* Every pair of dtypes, including the truncations and wrap-arounds. */
+static void test_astype(void **state)
+{
+    NdDevice device = device_of(state);
+    for (int from = 0; from < N_DTYPES; from++) {
+        NdArray *a = sample(all_dtypes[from], ND_SHAPE(4, 5));
+        NdArray *big = nd_scalar(300.75);          /* uint8 wraps it */
+        NdArray *b = nd_astype(big, all_dtypes[from]);
+        NdArray *da = on(device, a), *db = on(device, b);
+        for (int to = 0; to < N_DTYPES; to++) {
+            expect_same(device, nd_astype(a, all_dtypes[to]),
+                        nd_astype(da, all_dtypes[to]));
+            expect_same(device, nd_astype(b, all_dtypes[to]),
+                        nd_astype(db, all_dtypes[to]));
+        }
+        RELEASE(a, big, b, da, db);
+    }
+}
+
+/* copyto broadcasts and casts; the in-place updates go through it. */
+static void test_in_place(void **state)
+{
+    NdDevice device = device_of(state);
+    NdArray *dst = sample(ND_FLOAT32, ND_SHAPE(3, 4));
+    NdArray *src = sample(ND_INT64, ND_SHAPE(4));
+    NdArray *v = sample(ND_FLOAT64, ND_SHAPE(3, 1));
+    NdArray *ddst = on(device, dst), *dsrc = on(device, src);
+    NdArray *dv = on(device, v);
+    nd_copyto(dst, src);
+    nd_copyto(ddst, dsrc);
+    expect_same(device, nd_copy(dst), nd_copy(ddst));
+    nd_iadd(dst, v);
+    nd_iadd(ddst, dv);
+    nd_isub(dst, src);
+    nd_isub(ddst, dsrc);
+    nd_imul(dst, v);
+    nd_imul(ddst, dv);
+    expect_same(device, nd_copy(dst), nd_copy(ddst));
+    EXPECT_ND_ERROR(nd_copyto(dsrc, ddst), "could not broadcast");
+    RELEASE(dst, src, v, ddst, dsrc, dv);
+}
+
+/* ------------------------------------------------------------ elementwise */
+
+/* Operand shapes: equal, a 0-d operand on either side, broadcasting
+ * both ways, a longer array (several blocks) and an empty one. */
+static const Shape binary_shapes[][2] = {
+    {{2, {2, 3}}, {2, {2, 3}}},
+    {{2, {2, 3}}, {0, {0}}},
+    {{0, {0}}, {2, {2, 3}}},
+    {{0, {0}}, {0, {0}}},
+    {{2, {3, 1}}, {2, {1, 4}}},
+    {{3, {2, 3, 4}}, {1, {4}}},
+    {{3, {2, 1, 4}}, {2, {3, 1}}},
+    {{1, {70000}}, {1, {70000}}},
+    {{2, {0, 3}}, {1, {3}}},
+};
+
+typedef NdArray *(*SampleFn)(NdDtype, int, const int64_t *);
+
+/* op over every dtype and shape pair, then over every pair of dtypes;
+ * b's values from make_b. Where the host refuses, so must the device. */
+static void check_binary(NdDevice device, BinaryFn op, SampleFn make_b)
+{
+    the.binary = op;
+    for (size_t s = 0; s < sizeof binary_shapes / sizeof binary_shapes[0];
+         s++) {
+        for (int k = 0; k < N_DTYPES; k++) {
+            NdDtype dtype = all_dtypes[k];
+            NdArray *a = sample(dtype, SHAPE_OF(binary_shapes[s][0]));
+            NdArray *b = make_b(dtype, SHAPE_OF(binary_shapes[s][1]));
+            EXPECT_BOTH(device, call_binary, tolerance(dtype), a, b);
+            RELEASE(a, b);
+        }
+    }
+    for (int i = 0; i < N_DTYPES; i++) {
+        for (int j = 0; j < N_DTYPES; j++) {
+            NdArray *a = sample(all_dtypes[i], ND_SHAPE(2, 3));
+            NdArray *b = make_b(all_dtypes[j], ND_SHAPE(3));
+            NdDtype r = nd_promote(all_dtypes[i], all_dtypes[j]);
+            EXPECT_BOTH(device, call_binary, tolerance(r), a, b);
+            RELEASE(a, b);
+        }
+    }
+}
+
+/* Exponents that integers accept: 0..3; positive bases for floats. */
+static NdArray *small_powers(NdDtype dtype, int ndim, const int64_t *shape)
+{
+    if (nd_dtype_is_float(dtype) || nd_dtype_is_complex(dtype))
+        return positive(dtype, ndim, shape);
+    NdArray *x = nd_random_randint(0, 4, ndim, shape);
+    NdArray *y = nd_astype(x, dtype);
+    nd_release(x);
+    return y;
+}
+
+#define BINARY_TEST(NAME)                                                 \
+    static void test_##NAME(void **state)                                 \
+    {                                                                     \
+        check_binary(device_of(state), nd_##NAME, sample);                \
+    }
+
+BINARY_TEST(add)
+BINARY_TEST(sub)
+BINARY_TEST(mul)
+BINARY_TEST(div)
+BINARY_TEST(maximum)
+BINARY_TEST(minimum)
+BINARY_TEST(equal)
+BINARY_TEST(not_equal)
+BINARY_TEST(less)
+BINARY_TEST(less_equal)
+BINARY_TEST(greater)
+BINARY_TEST(greater_equal)
+
+/* Random powers (negative integer exponents are refused on both
+ * devices), then exponents that integers accept. */
+static void test_pow(void **state)
+{
+    NdDevice device = device_of(state);
+    check_binary(device, nd_pow, sample);
+    check_binary(device, nd_pow, small_powers);
+}
+
+/* NaN, infinities and signed zeros through the binary operations. */
+static void test_nan_and_infinity(void **state)
+{
+    NdDevice device = device_of(state);
+    const double values[] = {NAN, 1.0, -INFINITY, INFINITY, 0.0, -0.0};
+    NdArray *a = nd_from_buffer(ND_FLOAT64, ND_SHAPE(6, 1), values);
+    NdArray *b = nd_from_buffer(ND_FLOAT64, ND_SHAPE(6), values);
+    static const BinaryFn ops[] = {nd_add, nd_sub, nd_mul, nd_div, nd_pow,
+                                   nd_maximum, nd_minimum, nd_equal,
+                                   nd_less, nd_greater_equal};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        the.binary = ops[i];
+        EXPECT_BOTH(device, call_binary, 1e-11, a, b);
+    }
+    RELEASE(a, b);
+}
+
+static void check_unary(NdDevice device, UnaryFn op, bool positive_only)
+{
+    static const Shape shapes[] = {{0, {0}}, {2, {3, 4}}, {1, {70000}},
+                                   {2, {0, 2}}};
+    the.unary = op;
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        for (int k = 0; k < N_DTYPES; k++) {
+            NdDtype dtype = all_dtypes[k];
+            NdArray *a = positive_only && dtype != ND_BOOL
+                             ? positive(dtype, SHAPE_OF(shapes[s]))
+                             : sample(dtype, SHAPE_OF(shapes[s]));
+            bool exact = nd_dtype_is_integer(dtype) || dtype == ND_BOOL;
+            double rtol = tolerance(exact ? ND_FLOAT64 : dtype);
+            EXPECT_BOTH(device, call_unary, rtol, a);
+            nd_release(a);
+        }
+    }
+}
+
+#define UNARY_TEST(NAME, POSITIVE)                                        \
+    static void test_##NAME(void **state)                                 \
+    {                                                                     \
+        check_unary(device_of(state), nd_##NAME, POSITIVE);               \
+    }
+
+UNARY_TEST(neg, false)
+UNARY_TEST(exp, false)
+UNARY_TEST(log, true)
+UNARY_TEST(sin, false)
+UNARY_TEST(cos, false)
+UNARY_TEST(tanh, false)
+UNARY_TEST(sqrt, true)
+UNARY_TEST(abs, false)
+
+static void test_where(void **state)
+{
+    NdDevice device = device_of(state);
+    for (int k = 0; k < N_DTYPES; k++) {
+        NdArray *cond = sample(ND_BOOL, ND_SHAPE(2, 1, 4));
+        NdArray *icond = sample(ND_INT64, ND_SHAPE(4));   /* cast to bool */
+        NdArray *a = sample(all_dtypes[k], ND_SHAPE(3, 1));
+        NdArray *b = sample(all_dtypes[k], ND_SHAPE(3, 4));
+        NdArray *b0 = nd_scalar_of(ND_FLOAT32, 0.5);       /* 0-d */
+        EXPECT_BOTH(device, call_where, 0, cond, a, b);
+        EXPECT_BOTH(device, call_where, 0, icond, a, b0);
+        EXPECT_BOTH(device, call_where, 0, icond, b, cond);  /* refused */
+        RELEASE(cond, icond, a, b, b0);
+    }
+}
+
+static void test_clip(void **state)
+{
+    NdDevice device = device_of(state);
+    static const double bounds[][2] = {{-0.5, 0.75}, {2.5, 100}, {0, 0}};
+    for (int k = 0; k < N_DTYPES; k++) {
+        NdArray *a = sample(all_dtypes[k], ND_SHAPE(5, 7));
+        for (int i = 0; i < 3; i++) {
+            the.lo = bounds[i][0];
+            the.hi = bounds[i][1];
+            EXPECT_BOTH(device, call_clip, 0, a);
+        }
+        nd_release(a);
+    }
+}
+
+/* allclose and array_equal answer on the device as on the host. */
+static void test_comparing_arrays(void **state)
+{
+    NdDevice device = device_of(state);
+    NdArray *a = sample(ND_FLOAT64, ND_SHAPE(4, 3));
+    NdArray *near = nd_scalar(1e-9);
+    NdArray *b = nd_add(a, near);
+    NdArray *row = nd_getitem(a, 1, (NdIndex[]){ND_IDX_INT(0)});
+    NdArray *da = on(device, a), *db = on(device, b), *drow = on(device, row);
+    assert_int_equal(nd_allclose(da, db, 1e-5, 1e-8),
+                     nd_allclose(a, b, 1e-5, 1e-8));
+    assert_int_equal(nd_allclose(da, db, 0, 1e-12),
+                     nd_allclose(a, b, 0, 1e-12));
+    assert_int_equal(nd_allclose(da, drow, 1e-5, 1e-8),
+                     nd_allclose(a, row, 1e-5, 1e-8));
+    assert_int_equal(nd_array_equal(da, da), nd_array_equal(a, a));
+    assert_int_equal(nd_array_equal(da, db), nd_array_equal(a, b));
+    assert_int_equal(nd_array_equal(da, drow), nd_array_equal(a, row));
+    RELEASE(a, near, b, row, da, db, drow);
+}
+
+/* ------------------------------------------------------------ reductions */
+
+typedef struct Axes {
+    int n;                  /* -1: every axis */
+    int axes[3];
+} Axes;
+
+/* op over sets of axes of a (4, 5, 6) array, an empty one and long ones
+ * (whose reductions split over blocks), and of a 0-d one; every dtype. */
+static void check_reduction(NdDevice device, ReduceFn op, double rtol32)
+{
+    static const Axes axes[] = {{-1, {0}}, {1, {0}}, {1, {1}}, {1, {2}},
+                                {1, {-1}}, {2, {0, 2}}, {2, {1, 2}},
+                                {3, {0, 1, 2}}, {0, {0}}, {1, {3}},
+                                {2, {1, 1}}};
+    static const Shape shapes[] = {{3, {4, 5, 6}}, {3, {2, 0, 3}},
+                                   {3, {300, 1, 700}}, {3, {1, 70000, 2}},
+                                   {0, {0}}};
+    the.reduce = op;
+    for (int k = 0; k < N_DTYPES; k++) {
+        NdDtype dtype = all_dtypes[k];
+        double rtol = tolerance(dtype) > 1e-6 ? rtol32 : 1e-11;
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            NdArray *a = sample(dtype, SHAPE_OF(shapes[s]));
+            for (size_t x = 0; x < sizeof axes / sizeof axes[0]; x++) {
+                the.naxes = axes[x].n;
+                the.axes = axes[x].n < 0 ? NULL : axes[x].axes;
+                for (int keep = 0; keep < 2; keep++) {
+                    the.keepdims = keep;
+                    EXPECT_BOTH(device, call_reduce, rtol, a);
+                }
+            }
+            nd_release(a);
+        }
+    }
+}
+
+static void test_sum(void **state)
+{
+    check_reduction(device_of(state), nd_sum, 1e-4);
+}
+
+static void test_mean(void **state)
+{
+    check_reduction(device_of(state), nd_mean, 1e-4);
+}
+
+static void test_max(void **state)
+{
+    check_reduction(device_of(state), nd_max, 0);
+}
+
+static void test_min(void **state)
+{
+    check_reduction(device_of(state), nd_min, 0);
+}
+
+/* A NaN wins max and min wherever it is, and spoils a sum. */
+static void test_reductions_with_nan(void **state)
+{
+    NdDevice device = device_of(state);
+    NdArray *a = sample(ND_FLOAT32, ND_SHAPE(40, 3000));
+    nd_set_flat(a, 3 * 3000 + 17, NAN);
+    nd_set_flat(a, 39 * 3000 + 2999, NAN);
+    static const ReduceFn ops[] = {nd_max, nd_min, nd_sum};
+    static const Axes axes[] = {{-1, {0}}, {1, {0}}, {1, {1}}};
+    for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
+        the.reduce = ops[i];
+        for (size_t x = 0; x < sizeof axes / sizeof axes[0]; x++) {
+            the.naxes = axes[x].n;
+            the.axes = axes[x].n < 0 ? NULL : axes[x].axes;
+            the.keepdims = x == 2;
+            EXPECT_BOTH(device, call_reduce, 1e-4, a);
+        }
+    }
+    nd_release(a);
+}
+
+/* The first maximum (integer samples have many ties), or the first
+ * NaN; long arrays split over blocks. */
+static void test_argmax(void **state)
+{
+    NdDevice device = device_of(state);
+    static const Shape shapes[] = {{3, {4, 5, 6}}, {2, {300, 700}},
+                                   {1, {200000}}, {2, {3, 0}},
+                                   {0, {0}}};
+    static const int axes[] = {ND_NO_AXIS, 0, 1, 2, -1};
+    for (int k = 0; k < N_DTYPES; k++) {
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            NdArray *a = sample(all_dtypes[k], SHAPE_OF(shapes[s]));
+            if (nd_dtype_is_float(a->dtype) && a->size > 100) {
+                nd_set_flat(a, 77, NAN);
+                nd_set_flat(a, a->size - 1, NAN);
+            }
+            for (size_t x = 0; x < sizeof axes / sizeof axes[0]; x++) {
+                the.axis = axes[x];
+                EXPECT_BOTH(device, call_argmax, 0, a);
+            }
+            nd_release(a);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ shapes */
+
+static void test_reshape_and_views(void **state)
+{
+    NdDevice device = device_of(state);
+    NdArray *a = sample(ND_FLOAT64, ND_SHAPE(2, 3, 4));
+    NdArray *da = on(device, a);
+    expect_same(device, nd_reshape(a, ND_SHAPE(4, -1)),
+                nd_reshape(da, ND_SHAPE(4, -1)));
+    expect_same(device, nd_expand_dims(a, 1), nd_expand_dims(da, 1));
+    NdArray *e = nd_expand_dims(a, -1), *de = nd_expand_dims(da, -1);
+    expect_same(device, nd_squeeze(e, ND_ALL_AXES),
+                nd_squeeze(de, ND_ALL_AXES));
+    expect_same(device, nd_flatten(a), nd_flatten(da));
+    /* A view keeps its base alive: release the base first. */
+    NdArray *view = nd_reshape(da, ND_SHAPE(24));
+    nd_release(da);
+    expect_same(device, nd_reshape(a, ND_SHAPE(24)), view);
+    RELEASE(a, e, de);
+}
+
+static void test_transpose(void **state)
+{
+    NdDevice device = device_of(state);
+    for (int k = 0; k < N_DTYPES; k++) {
+        NdArray *m = sample(all_dtypes[k], ND_SHAPE(33, 65));
+        NdArray *a = sample(all_dtypes[k], ND_SHAPE(2, 3, 4, 5));
+        NdArray *dm = on(device, m), *da = on(device, a);
+        expect_same(device, nd_transpose(m, 0, NULL),
+                    nd_transpose(dm, 0, NULL));
+        expect_same(device, nd_transpose(a, 0, NULL),
+                    nd_transpose(da, 0, NULL));
+        expect_same(device, nd_transpose(a, ND_AXES(2, 0, 3, 1)),
+                    nd_transpose(da, ND_AXES(2, 0, 3, 1)));
+        RELEASE(m, a, dm, da);
+    }
+}
+
+static void test_broadcast_and_sum_to(void **state)
+{
+    NdDevice device = device_of(state);
+    static const Shape targets[] = {{2, {3, 1}}, {1, {4}}, {3, {1, 3, 4}},
+                                    {2, {2, 4}}};
+    for (int k = 0; k < N_DTYPES; k++) {
+        NdArray *a = sample(all_dtypes[k], ND_SHAPE(3, 1));
+        NdArray *da = on(device, a);
+        NdArray *b = nd_broadcast_to(a, ND_SHAPE(2, 3, 4));
+        NdArray *db = nd_broadcast_to(da, ND_SHAPE(2, 3, 4));
+        expect_same(device, nd_copy(b), nd_copy(db));
+        for (int t = 0; t < 4; t++) {
+            the.ndim = targets[t].ndim;
+            the.shape = targets[t].dims;
+            EXPECT_BOTH(device, call_sum_to, tolerance(b->dtype), b);
+        }
+        RELEASE(a, da, b, db);
+    }
+}
+
+static void test_concatenate_and_stack(void **state)
+{
+    NdDevice device = device_of(state);
+    for (int k = 0; k < N_DTYPES; k++) {
+        NdArray *h[3], *d[3];
+        for (int i = 0; i < 3; i++) {
+            h[i] = sample(all_dtypes[k], ND_SHAPE(2, 3, 4));
+            d[i] = on(device, h[i]);
+        }
+        for (int axis = -1; axis < 3; axis++) {
+            expect_same(device, nd_concatenate(3, h, axis),
+                        nd_concatenate(3, d, axis));
+            expect_same(device, nd_stack(3, h, axis), nd_stack(3, d, axis));
+        }
+        RELEASE(h[0], h[1], h[2], d[0], d[1], d[2]);
+    }
+}
+
+/* ------------------------------------------------------------ linalg */
+
+static void test_matmul(void **state)
+{
+    NdDevice device = device_of(state);
+    static const Shape pairs[][2] = {
+        {{2, {3, 4}}, {2, {4, 5}}}, {{1, {4}}, {2, {4, 5}}},
+        {{2, {3, 4}}, {1, {4}}}, {{1, {4}}, {1, {4}}},
+        {{2, {100, 784}}, {2, {784, 30}}}, {{2, {3, 0}}, {2, {0, 2}}},
+        {{2, {3, 4}}, {2, {5, 4}}},                 /* refused */
+    };
+    static const BinaryFn ops[] = {nd_matmul, nd_dot};
+    for (int k = 0; k < N_DTYPES; k++) {
+        NdDtype dtype = all_dtypes[k];
+        double rtol = tolerance(dtype) > 1e-6 ? 1e-4 : 1e-11;
+        for (size_t p = 0; p < sizeof pairs / sizeof pairs[0]; p++) {
+            NdArray *a = sample(dtype, SHAPE_OF(pairs[p][0]));
+            NdArray *b = sample(dtype, SHAPE_OF(pairs[p][1]));
+            for (int i = 0; i < 2; i++) {
+                the.binary = ops[i];
+                EXPECT_BOTH(device, call_binary, rtol, a, b);
+            }
+            RELEASE(a, b);
+        }
+    }
+}
+
+/* op(a) @ op(b) for the four flag pairs: no copies on either device. */
+static void test_matmul_t(void **state)
+{
+    NdDevice device = device_of(state);
+    static const NdDtype dtypes[] = {ND_FLOAT32, ND_FLOAT64, ND_INT64,
+                                     ND_COMPLEX128};
+    for (size_t k = 0; k < sizeof dtypes / sizeof dtypes[0]; k++) {
+        double rtol = dtypes[k] == ND_FLOAT32 ? 1e-4 : 1e-11;
+        for (int ta = 0; ta < 2; ta++) {
+            for (int tb = 0; tb < 2; tb++) {
+                NdArray *a = ta ? sample(dtypes[k], ND_SHAPE(37, 19))
+                                : sample(dtypes[k], ND_SHAPE(19, 37));
+                NdArray *b = tb ? sample(dtypes[k], ND_SHAPE(23, 37))
+                                : sample(dtypes[k], ND_SHAPE(37, 23));
+                the.trans_a = ta;
+                the.trans_b = tb;
+                EXPECT_BOTH(device, call_matmul_t, rtol, a, b);
+                the.trans_a = !ta;              /* shapes do not fit */
+                EXPECT_BOTH(device, call_matmul_t, rtol, a, b);
+                RELEASE(a, b);
+            }
+        }
+    }
+}
+
+/* ------------------------------------------------------------ indexing */
+
+#define INT(n) ND_IDX_INT(n)
+#define SLICE(a, b, s) ND_IDX_SLICE(a, b, s)
+#define ALL ND_IDX_ALL
+#define ARR ND_IDX_ARRAY(NULL)          /* the next operand */
+#define NONE ND_NONE
+#define IDX(ndim_shape, ...) \
+    nd_from_buffer(ND_INT64, ndim_shape, (const int64_t[]){__VA_ARGS__})
+
+/* Sets the index of the next getitem or add_at call. */
+#define SET_INDEX(...)                                                    \
+    do {                                                                  \
+        const NdIndex entries_[] = {__VA_ARGS__};                         \
+        the.nindex = (int)(sizeof entries_ / sizeof entries_[0]);         \
+        memcpy(the.index, entries_, sizeof entries_);                     \
+    } while (0)
+
+static void test_getitem(void **state)
+{
+    NdDevice device = device_of(state);
+    NdArray *rows = IDX(ND_SHAPE(4), 0, 4, -1, 2);
+    NdArray *cols = IDX(ND_SHAPE(4), 1, 0, 3, 3);
+    NdArray *grid = IDX(ND_SHAPE(2, 1), 1, -2);
+    NdArray *bad = IDX(ND_SHAPE(2), 1, 5);
+    NdArray *floats = nd_zeros(ND_FLOAT64, ND_SHAPE(2));
+    for (int k = 0; k < N_DTYPES; k++) {
+        NdArray *x = sample(all_dtypes[k], ND_SHAPE(5, 4, 3));
+        SET_INDEX(INT(1));                                  /* x[1] */
+        EXPECT_BOTH(device, call_getitem, 0, x);
+        SET_INDEX(INT(-1), SLICE(1, 3, 1));                 /* x[-1, 1:3] */
+        EXPECT_BOTH(device, call_getitem, 0, x);
+        SET_INDEX(SLICE(NONE, NONE, -1), ALL, SLICE(NONE, NONE, 2));
+        EXPECT_BOTH(device, call_getitem, 0, x);        /* x[::-1, :, ::2] */
+        SET_INDEX(ARR, ARR);        /* x[rows, cols], as x[arange(N), t] */
+        EXPECT_BOTH(device, call_getitem, 0, x, rows, cols);
+        SET_INDEX(ALL, ARR);                                /* x[:, cols] */
+        EXPECT_BOTH(device, call_getitem, 0, x, cols);
+        SET_INDEX(ARR, ALL, ARR);   /* apart: their dims go first */
+        EXPECT_BOTH(device, call_getitem, 0, x, grid, cols);
+        SET_INDEX(ARR, SLICE(1, NONE, 2), INT(2));
+        EXPECT_BOTH(device, call_getitem, 0, x, grid);
+        SET_INDEX(ARR);                                     /* refused */
+        EXPECT_BOTH(device, call_getitem, 0, x, bad);
+        EXPECT_BOTH(device, call_getitem, 0, x, floats);
+        SET_INDEX(INT(7));
+        EXPECT_BOTH(device, call_getitem, 0, x);
+        nd_release(x);
+    }
+    RELEASE(rows, cols, grid, bad, floats);
+}
+
+/* np.add.at: repeated indices add up (atomics on the device, down to
+ * single bytes); a bad index is refused before anything is added. */
+static void test_add_at(void **state)
+{
+    NdDevice device = device_of(state);
+    NdArray *idx = IDX(ND_SHAPE(6), 0, 1, 1, 4, -1, 1);
+    NdArray *bad = IDX(ND_SHAPE(2), 0, 9);
+    NdArray *many = nd_random_randint(0, 5, ND_SHAPE(5000));
+    for (int k = 0; k < N_DTYPES; k++) {
+        NdDtype dtype = all_dtypes[k];
+        NdArray *dst = sample(dtype, ND_SHAPE(5, 3));
+        NdArray *values = sample(dtype, ND_SHAPE(6, 3));
+        NdArray *row = sample(dtype, ND_SHAPE(3));      /* broadcast */
+        NdArray *lots = sample(dtype, ND_SHAPE(5000, 3));
+        NdArray *wide = sample(ND_FLOAT64, ND_SHAPE(6, 3));
+        double rtol = tolerance(dtype);
+        SET_INDEX(ARR);
+        EXPECT_BOTH(device, call_add_at, rtol, dst, values, idx);
+        EXPECT_BOTH(device, call_add_at, rtol, dst, row, idx);
+        EXPECT_BOTH(device, call_add_at, rtol * 100, dst, lots, many);
+        EXPECT_BOTH(device, call_add_at, rtol, dst, wide, idx);
+        EXPECT_BOTH(device, call_add_at, rtol, dst, row, bad);
+        SET_INDEX(ARR, INT(2));
+        EXPECT_BOTH(device, call_add_at, rtol, dst, values, idx);
+        RELEASE(dst, values, row, lots, wide);
+    }
+    RELEASE(idx, bad, many);
+}
+
+/* ------------------------------------------------------------ fft */
+
+static void test_fft(void **state)
+{
+    NdDevice device = device_of(state);
+    static const Shape shapes[] = {{1, {8}}, {1, {7}}, {2, {4, 6}},
+                                   {3, {3, 4, 5}}, {4, {2, 3, 4, 5}},
+                                   {4, {3, 1, 2, 6}}, {0, {0}},
+                                   {2, {2, 0}}};
+    static const NdDtype dtypes[] = {ND_FLOAT64, ND_COMPLEX128, ND_INT64,
+                                     ND_FLOAT32, ND_COMPLEX64};
+    static const UnaryFn transforms[] = {nd_fftn, nd_ifftn, nd_rfftn};
+    for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+        for (size_t k = 0; k < sizeof dtypes / sizeof dtypes[0]; k++) {
+            NdArray *a = sample(dtypes[k], SHAPE_OF(shapes[s]));
+            for (int t = 0; t < 3; t++) {
+                the.unary = transforms[t];
+                EXPECT_BOTH(device, call_unary, 1e-11, a);
+            }
+            NdArray *f = attempt(call_fft_input, (NdArray *[]){a});
+            if (f) {
+                int64_t m = a->shape[a->ndim - 1];
+                for (the.n = m - 1; the.n <= m + 3; the.n += 2)
+                    EXPECT_BOTH(device, call_irfftn, 1e-11, f);
+                nd_release(f);
+            }
+            nd_release(a);
+        }
+    }
+}
+
+/* ------------------------------------------------------------ random */
+
+/* Drawn on the host, then copied: the same numbers on both devices;
+ * shuffling a device array consumes the generator as on the host. */
+static void test_random_and_shuffle(void **state)
+{
+    NdDevice device = device_of(state);
+    nd_random_seed(7);
+    NdArray *a = nd_random_randn(ND_SHAPE(6, 2));
+    nd_random_shuffle(a);
+    NdArray *after_host = nd_random_rand(ND_SHAPE(3));
+    nd_random_seed(7);
+    NdArray *h = nd_random_randn(ND_SHAPE(6, 2));
+    NdArray *d = on(device, h);
+    nd_random_shuffle(d);
+    NdArray *after_device = nd_random_rand(ND_SHAPE(3));
+    expect_close(device, a, d, 0);
+    assert_true(nd_array_equal(after_host, after_device));
+    RELEASE(h, after_host, after_device);
+}
+
+/* ------------------------------------------------------------ printing */
+
+static void test_print(void **state)
+{
+    NdDevice device = device_of(state);
+    for (int k = 0; k < N_DTYPES; k++) {
+        NdArray *a = sample(all_dtypes[k], ND_SHAPE(2, 3));
+        NdArray *d = on(device, a);
+        char *want = nd_repr(a), *got = nd_repr(d);
+        assert_string_equal(got, want);
+        free(want);
+        free(got);
+        want = nd_str(a);
+        got = nd_str(d);
+        assert_string_equal(got, want);
+        free(want);
+        free(got);
+        RELEASE(a, d);
+    }
+}
+
+/* ------------------------------------------------------------ devices */
+
+/* Mixing devices names each operand's place and the conversion. */
+static void test_mixing_devices_is_refused(void **state)
+{
+    NdDevice device = device_of(state);
+    NdArray *h = nd_ones(ND_FLOAT32, ND_SHAPE(2, 2));
+    NdArray *d = on(device, h);
+    EXPECT_ND_ERROR(nd_add(h, d), "nd_add: operands are on different "
+                    "devices: operand 1 on cpu, operand 2 on cuda; move one "
+                    "with nd_to_device()");
+    EXPECT_ND_ERROR(nd_matmul(d, h), "operand 1 on cuda, operand 2 on cpu");
+    EXPECT_ND_ERROR(nd_where(h, d, d), "operand 1 on cpu, operand 2 on cuda");
+    EXPECT_ND_ERROR(nd_copyto(d, h), "on different devices");
+    NdArray *idx = IDX(ND_SHAPE(1), 0);
+    EXPECT_ND_ERROR(nd_getitem(d, 1, (NdIndex[]){ND_IDX_ARRAY(idx)}),
+                    "on different devices");
+    EXPECT_ND_ERROR(nd_concatenate(2, (NdArray *[]){h, d}, 0),
+                    "on different devices");
+    RELEASE(h, d, idx);
+}
+
+/* A training loop's allocations come from the pool after the first
+ * round: freed blocks are reused, not given back to CUDA. */
+static void test_memory_pool_reuses_blocks(void **state)
+{
+    NdDevice device = device_of(state);
+    const NdGpuBackend *gpu = nd_gpu();
+    NdArray *w = sample(ND_FLOAT32, ND_SHAPE(784, 100));
+    NdArray *x = sample(ND_FLOAT32, ND_SHAPE(64, 784));
+    NdArray *dw = on(device, w), *dx = on(device, x);
+    NdGpuPoolStats first, later;
+    for (int step = 0; step < 5; step++) {
+        NdArray *y = nd_matmul(dx, dw);
+        NdArray *z = nd_tanh(y);
+        NdArray *loss = nd_sum(z, ND_ALL_AXES, false);
+        (void)nd_item(loss);
+        RELEASE(y, z, loss);
+        gpu->pool_stats(step == 0 ? &first : &later);
+    }
+    assert_int_equal(later.device_mallocs, first.device_mallocs);
+    assert_true(later.reuses > first.reuses);
+    assert_true(later.cached_bytes > 0);
+    assert_int_equal(gpu->pool_trim(), 0);
+    gpu->pool_stats(&later);
+    assert_int_equal(later.cached_bytes, 0);
+    RELEASE(w, x, dw, dx);
+}
+
+/* ------------------------------------------------------------ main */
+
+static const NdDevice on_cpu = ND_CPU, on_cuda = ND_CUDA;
+
+/* Each body once per device: "cpu/add", "cuda/add". */
+#define PER_DEVICE(NAME) \
+    {"cpu/" #NAME, test_##NAME, NULL, NULL, (void *)&on_cpu}, \
+    {"cuda/" #NAME, test_##NAME, NULL, NULL, (void *)&on_cuda}
+#define ALL_BODIES(X) \
+    X(transfer_round_trip), X(elements), X(filled_like), X(astype), \
+    X(in_place), X(add), X(sub), X(mul), X(div), X(pow), X(maximum), \
+    X(minimum), X(equal), X(not_equal), X(less), X(less_equal), \
+    X(greater), X(greater_equal), X(nan_and_infinity), X(neg), X(exp), \
+    X(log), X(sin), X(cos), X(tanh), X(sqrt), X(abs), X(where), X(clip), \
+    X(comparing_arrays), X(sum), X(mean), X(max), X(min), \
+    X(reductions_with_nan), X(argmax), X(reshape_and_views), \
+    X(transpose), X(broadcast_and_sum_to), X(concatenate_and_stack), \
+    X(matmul), X(matmul_t), X(getitem), X(add_at), X(fft), \
+    X(random_and_shuffle), X(print)
+#define CUDA_ONLY(NAME) \
+    {"cuda/" #NAME, test_##NAME, NULL, NULL, (void *)&on_cuda}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "--gpu-only") == 0) {
+        if (!nd_gpu_available()) {
+            fprintf(stderr, "test-gpu: no GPU to test: %s\n",
+                    nd_gpu_status());
+            return 1;
+        }
+        const struct CMUnitTest gpu_tests[] = {
+            ALL_BODIES(CUDA_ONLY),
+            CUDA_ONLY(mixing_devices_is_refused),
+            CUDA_ONLY(memory_pool_reuses_blocks),
+        };
+        return cmocka_run_group_tests_name("common/gpu (cuda only)",
+                                           gpu_tests, NULL, NULL);
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_status_says_why),
+        cmocka_unit_test(test_off_refuses_to_move),
+        cmocka_unit_test(test_index_offsets),
+        ALL_BODIES(PER_DEVICE),
+        CUDA_ONLY(mixing_devices_is_refused),
+        CUDA_ONLY(memory_pool_reuses_blocks),
+    };
+    return cmocka_run_group_tests_name("common/gpu", tests, NULL, NULL);
+}
