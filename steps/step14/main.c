@@ -1,0 +1,375 @@
+/* Step 14: using the same variable more than once.
+ *
+ * A variable that feeds several functions receives a gradient from each,
+ * and backward adds them up (into a new array, never into a shared one);
+ * cleargrad(x) forgets a gradient before the next backward. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nd.h"
+
+/* calloc that stops the program when memory runs out, as every
+ * constructor here does: count zeroed elements of size bytes. */
+void *allocate(size_t count, size_t size, const char *who)
+{
+    void *p = calloc(count, size);
+    if (!p)
+        nd_error(who, "out of memory");
+    return p;
+}
+
+typedef struct Function Function;
+
+typedef struct Variable {
+    NdArray *data;
+    NdArray *grad;              /* dL/d(this variable), NULL until set */
+    Function *creator;          /* borrowed: the function that made it */
+} Variable;
+
+/* A new Variable holding data. It takes over the caller's reference to
+ * data, so variable(nd_scalar(1.0)) leaks nothing. The parameter's type
+ * keeps out anything but an array; NULL, which it lets in, stops here. */
+Variable *variable(NdArray *data)
+{
+    if (!data)
+        nd_error("variable", "NULL is not supported; data must point to "
+                 "an NdArray");
+    Variable *v = allocate(1, sizeof *v, "variable");
+    v->data = data;
+    v->grad = NULL;
+    v->creator = NULL;          /* none: an input the user made */
+    return v;
+}
+
+/* Frees v and its arrays. Accepts NULL. */
+void variable_free(Variable *v)
+{
+    if (!v)
+        return;
+    nd_release(v->data);
+    nd_release(v->grad);
+    free(v);
+}
+
+/* Records that f made v. */
+void set_creator(Variable *v, Function *f)
+{
+    v->creator = f;
+}
+
+/* Forgets v's gradient, so that the next backward starts it afresh. */
+void cleargrad(Variable *v)
+{
+    nd_release(v->grad);
+    v->grad = NULL;
+}
+
+/* What all functions of one kind share: a name, how many outputs they
+ * make, and the code of forward and backward. One constant table per
+ * kind (Square, Add, ...) plays the role of a class. */
+typedef struct FunctionClass {
+    const char *name;
+    int noutputs;               /* arrays forward makes: 1 for most */
+    /* ys = f(xs): borrows the input arrays xs (one per input) and
+     * stores a new array in each of ys[0 .. noutputs - 1]. */
+    void (*forward)(Function *self, NdArray *xs[], NdArray *ys[]);
+    /* gxs = dL/dxs from gys = dL/dys: borrows gys (one per output)
+     * and stores a new array in gxs[i] for each input i that has a
+     * gradient (all of them, for most functions). NULL: not written
+     * yet. */
+    void (*backward)(Function *self, NdArray *gys[], NdArray *gxs[]);
+} FunctionClass;
+
+/* One function object: its class, and what it remembers of its call. */
+struct Function {
+    const FunctionClass *cls;
+    int ninputs;
+    Variable **inputs;          /* owned array of borrowed Variables */
+    int noutputs;
+    Variable **outputs;         /* owned array of borrowed Variables */
+};
+
+/* A new Function of class cls. The caller owns it. */
+Function *function_new(const FunctionClass *cls)
+{
+    Function *f = allocate(1, sizeof *f, "function_new");
+    *f = (Function){.cls = cls};
+    return f;
+}
+
+/* Calls f on the n Variables of inputs (Python: f(*inputs)). Borrows
+ * inputs (f keeps a copy of the array). Returns the first output, the
+ * only one for most functions; f->outputs holds them all. */
+Variable *function_apply(Function *f, int n, Variable *inputs[])
+{
+    int m = f->cls->noutputs;
+    if (n < 1 || m < 1)
+        nd_error("function_apply", "%s needs at least one input and one "
+                 "output, got %d and %d", f->cls->name, n, m);
+    NdArray *xs[n], *ys[m];     /* arrays whose length is known now */
+    for (int i = 0; i < n; i++)
+        xs[i] = inputs[i]->data;
+    f->cls->forward(f, xs, ys);
+
+    Variable **outputs = allocate(m, sizeof *outputs, "function_apply");
+    for (int i = 0; i < m; i++) {
+        outputs[i] = variable(ys[i]);
+        set_creator(outputs[i], f);
+    }
+    f->ninputs = n;
+    f->inputs = allocate(n, sizeof *f->inputs, "function_apply");
+    memcpy(f->inputs, inputs, n * sizeof *inputs);
+    f->noutputs = m;
+    f->outputs = outputs;
+    return outputs[0];
+}
+
+/* How many Variables a list holds: VARIABLE_COUNT(a, b) is 2. sizeof
+ * only looks at the type of the array literal; nothing is evaluated. */
+#define VARIABLE_COUNT(...) \
+    ((int)(sizeof((Variable *[]){__VA_ARGS__}) / sizeof(Variable *)))
+
+/* Calls f on the Variables listed: function_call(f, x0, x1) is Python's
+ * f(x0, x1). The list becomes an array literal and its count. */
+#define function_call(f, ...) \
+    function_apply((f), VARIABLE_COUNT(__VA_ARGS__), \
+                   (Variable *[]){__VA_ARGS__})
+
+/* The gradients of f's inputs in its last call, gxs (new arrays, one
+ * per input; NULL for an input that gets none), from those of its
+ * outputs, gys (borrowed). */
+void function_backward(Function *f, NdArray *gys[], NdArray *gxs[])
+{
+    if (!f->cls->backward)
+        nd_error("function_backward", "%s has no backward",
+                 f->cls->name);
+    for (int i = 0; i < f->ninputs; i++)
+        gxs[i] = NULL;
+    f->cls->backward(f, gys, gxs);
+}
+
+/* ---- Square: y = x^2, dy/dx = 2x */
+
+static void square_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    (void)self;
+    ys[0] = nd_mul(xs[0], xs[0]);   /* x ** 2, computed by NumPy as x*x */
+}
+
+static void square_backward(Function *self, NdArray *gys[],
+                            NdArray *gxs[])
+{
+    const NdArray *x = self->inputs[0]->data;
+    NdArray *two = nd_scalar_of(ND_INT64, 2);   /* Python's int 2 */
+    NdArray *two_x = nd_mul(two, x);
+    gxs[0] = nd_mul(two_x, gys[0]);             /* 2 * x * gy */
+    nd_release(two);
+    nd_release(two_x);
+}
+
+static const FunctionClass square_class = {
+    .name = "Square",
+    .noutputs = 1,
+    .forward = square_forward,
+    .backward = square_backward,
+};
+
+/* A new Square function (Python: Square()). */
+Function *square_function(void)
+{
+    return function_new(&square_class);
+}
+
+/* y = x^2 (Python: square(x)): a new Square, called on x. */
+Variable *F_square(Variable *x)
+{
+    return function_call(square_function(), x);
+}
+
+/* ---- Exp: y = e^x, dy/dx = e^x */
+
+static void exp_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    (void)self;
+    ys[0] = nd_exp(xs[0]);
+}
+
+static void exp_backward(Function *self, NdArray *gys[], NdArray *gxs[])
+{
+    const NdArray *x = self->inputs[0]->data;
+    NdArray *exp_x = nd_exp(x);
+    gxs[0] = nd_mul(exp_x, gys[0]);             /* e^x * gy */
+    nd_release(exp_x);
+}
+
+static const FunctionClass exp_class = {
+    .name = "Exp",
+    .noutputs = 1,
+    .forward = exp_forward,
+    .backward = exp_backward,
+};
+
+/* A new Exp function (Python: Exp()). */
+Function *exp_function(void)
+{
+    return function_new(&exp_class);
+}
+
+/* y = e^x (Python: exp(x)): a new Exp, called on x. */
+Variable *F_exp(Variable *x)
+{
+    return function_call(exp_function(), x);
+}
+
+/* ---- Add: y = x0 + x1, dy/dx0 = dy/dx1 = 1 */
+
+static void add_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    (void)self;
+    ys[0] = nd_add(xs[0], xs[1]);
+}
+
+/* Both inputs get gy itself: one array, shared by two references. */
+static void add_backward(Function *self, NdArray *gys[], NdArray *gxs[])
+{
+    (void)self;
+    gxs[0] = nd_retain(gys[0]);
+    gxs[1] = nd_retain(gys[0]);
+}
+
+static const FunctionClass add_class = {
+    .name = "Add",
+    .noutputs = 1,
+    .forward = add_forward,
+    .backward = add_backward,
+};
+
+/* A new Add function (Python: Add()). */
+Function *add_function(void)
+{
+    return function_new(&add_class);
+}
+
+/* y = x0 + x1 (Python: add(x0, x1)): a new Add, called on both. */
+Variable *F_add(Variable *x0, Variable *x1)
+{
+    return function_call(add_function(), x0, x1);
+}
+
+/* ---- numerical differentiation */
+
+/* The derivative of f at x, estimated by a central difference:
+ * (f(x + eps) - f(x - eps)) / (2 eps), elementwise. Borrows x; returns
+ * a new array. The Variables it makes are left to the OS (step 17). */
+NdArray *numerical_diff(Variable *(*f)(Variable *), const Variable *x,
+                        double eps)
+{
+    NdArray *h = nd_scalar(eps);
+    Variable *x0 = variable(nd_sub(x->data, h));
+    Variable *x1 = variable(nd_add(x->data, h));
+    Variable *y0 = f(x0);
+    Variable *y1 = f(x1);
+
+    NdArray *rise = nd_sub(y1->data, y0->data);
+    NdArray *run = nd_scalar(2 * eps);
+    NdArray *slope = nd_div(rise, run);
+    nd_release(h);
+    nd_release(rise);
+    nd_release(run);
+    return slope;
+}
+
+/* ---- backpropagation */
+
+/* The functions still to visit: an array that doubles when full. */
+typedef struct FunctionStack {
+    Function **items;           /* owned array of borrowed functions */
+    size_t count;
+    size_t capacity;
+} FunctionStack;
+
+void stack_push(FunctionStack *stack, Function *f)
+{
+    if (stack->count == stack->capacity) {
+        size_t capacity = stack->capacity ? 2 * stack->capacity : 16;
+        Function **items = realloc(stack->items, capacity * sizeof *items);
+        if (!items) {
+            fprintf(stderr, "stack_push: out of memory\n");
+            exit(1);
+        }
+        stack->items = items;
+        stack->capacity = capacity;
+    }
+    stack->items[stack->count++] = f;
+}
+
+/* The function pushed last; the stack must not be empty. */
+Function *stack_pop(FunctionStack *stack)
+{
+    return stack->items[--stack->count];
+}
+
+/* Adds gx to x's gradient, taking over the reference to gx. The sum is
+ * a new array: x->grad may be the very array of another variable's
+ * gradient (Add passes gy on as it is), so it is never added to in
+ * place. */
+void accumulate_grad(Variable *x, NdArray *gx)
+{
+    if (!x->grad) {
+        x->grad = gx;
+        return;
+    }
+    NdArray *sum = nd_add(x->grad, gx);
+    nd_release(x->grad);
+    nd_release(gx);
+    x->grad = sum;
+}
+
+/* Fills in the grad of every variable that y depends on, from y->grad
+ * (ones of y's shape and dtype when it is NULL): each function, taken
+ * from the stack, turns its outputs' grads into its inputs' grads,
+ * which are added to what the inputs already have, and each input's
+ * creator is pushed to be visited next. */
+void backward(Variable *y)
+{
+    if (!y->grad)
+        y->grad = nd_ones_like(y->data);        /* dy/dy = 1 */
+    FunctionStack funcs = {0};
+    if (y->creator)
+        stack_push(&funcs, y->creator);
+    while (funcs.count > 0) {
+        Function *f = stack_pop(&funcs);
+        NdArray *gys[f->noutputs], *gxs[f->ninputs];
+        for (int i = 0; i < f->noutputs; i++)
+            gys[i] = f->outputs[i]->grad;
+        function_backward(f, gys, gxs);
+        for (int i = 0; i < f->ninputs; i++) {
+            Variable *x = f->inputs[i];
+            if (!gxs[i])
+                continue;       /* an input without a gradient */
+            accumulate_grad(x, gxs[i]);
+            if (x->creator)
+                stack_push(&funcs, x->creator);
+        }
+    }
+    free(funcs.items);
+}
+
+/* ---- the program */
+
+/* Until step 17 the program leaves its objects to the operating system,
+ * which takes back all the memory when the program ends. */
+int main(void)
+{
+    Variable *x = variable(nd_scalar(3.0));
+    Variable *y = F_add(x, x);
+    backward(y);
+    nd_print(x->grad);
+
+    cleargrad(x);               /* or a new x, as the Python program has */
+    y = F_add(F_add(x, x), x);
+    backward(y);
+    nd_print(x->grad);
+    return 0;
+}
