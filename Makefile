@@ -7,8 +7,10 @@ SHELL := /bin/bash
 STEPS := $(sort $(wildcard steps/step[0-9][0-9]))
 LATEST := $(lastword $(STEPS))
 # STEP=7 or STEP=07 -> 07, and the step before it.
-NN := $(shell printf '%02d' "$$(expr $(STEP) + 0)" 2>/dev/null)
-PREV := $(shell printf '%02d' "$$(expr $(STEP) - 1)" 2>/dev/null)
+ifdef STEP
+NN := $(shell printf '%02d' "$$(expr $(STEP) + 0)")
+PREV := $(shell printf '%02d' "$$(expr $(STEP) - 1)")
+endif
 BUILD_VARS := SANITIZE=$(SANITIZE) WERROR=$(WERROR)
 
 all: steps

@@ -13,8 +13,9 @@ else
     echo "(NumPy not found for $PY: apt-get install python3-numpy" \
          "python3-scipy to compare)"
 fi
-kernel=$($PY -c 'import numpy; from threadpoolctl import threadpool_info as t; print(t()[0].get("internal_api"), t()[0].get("architecture"))' 2>/dev/null)
-echo "OpenBLAS core type: ${OPENBLAS_CORETYPE:-auto}${kernel:+ (NumPy's BLAS: $kernel)}"
+# bench.c's first line names the OpenBLAS build and kernel it ran with.
+head -1 <<< "$ours"
+ours=$(tail -n +2 <<< "$ours")
 printf '%-32s %11s %11s %8s %11s %8s\n' row ours_ms numpy_ms ratio cblas_ms vs_cblas
 while IFS=$'\t' read -r name t raw; do
     np_t=$(printf '%s\n' "$theirs" | awk -F'\t' -v n="$name" '$1 == n {print $2}')

@@ -40,7 +40,7 @@ static void test_stack_order(void **state)
 {
     (void)state;
     int generations[] = {2, 0, 1, 4, 2};
-    Function functions[5] = {{0}};
+    Function functions[5] = {0};
     FunctionStack stack = {0};
     for (int i = 0; i < 5; i++) {
         functions[i].generation = generations[i];
