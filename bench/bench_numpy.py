@@ -28,7 +28,7 @@ np.random.seed(0)
 for dtype, tag in ((np.float32, "f32"), (np.float64, "f64")):
     a = np.random.rand(100, 784).astype(dtype)
     b = np.random.rand(784, 1000).astype(dtype)
-    row(f"matmul 100x784 @ 784x1000 {tag}", best_of(20, lambda: a @ b))
+    row(f"matmul 100x784 @ 784x1000 {tag}", best_of(50, lambda: a @ b))
 for dtype, tag in ((np.float32, "f32"), (np.float64, "f64")):
     a = np.random.rand(2000, 2000).astype(dtype)
     b = np.random.rand(2000, 2000).astype(dtype)
@@ -37,11 +37,11 @@ for dtype, tag in ((np.float32, "f32"), (np.float64, "f64")):
 x = np.random.rand(1000, 1000)
 bias = np.random.rand(1000)
 x32 = x.astype(np.float32)
-row("add (1000,1000)+(1000,) f64", best_of(20, lambda: x + bias))
-row("exp 1M f64", best_of(20, lambda: np.exp(x)))
-row("exp 1M f32", best_of(20, lambda: np.exp(x32)))
-row("sum axis 0 (1000,1000) f64", best_of(20, lambda: x.sum(axis=0)))
-row("sum axis 1 (1000,1000) f64", best_of(20, lambda: x.sum(axis=1)))
+row("add (1000,1000)+(1000,) f64", best_of(50, lambda: x + bias))
+row("exp 1M f64", best_of(50, lambda: np.exp(x)))
+row("exp 1M f32", best_of(50, lambda: np.exp(x32)))
+row("sum axis 0 (1000,1000) f64", best_of(50, lambda: x.sum(axis=0)))
+row("sum axis 1 (1000,1000) f64", best_of(50, lambda: x.sum(axis=1)))
 
 for n, repeat in ((2000, 3), (4000, 2)):
     img = np.random.randint(0, 256, size=(n, n))

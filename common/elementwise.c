@@ -1,6 +1,7 @@
 /* elementwise.c - binary operations with NumPy broadcasting, unary math,
  * where and clip. Each operation is one kernel per dtype, applied to
- * contiguous runs of the output; broadcasting only decides the runs. */
+ * contiguous runs of the output; broadcasting only decides the runs.
+ * On device arrays, the same checks and casts, then the GPU's kernel. */
 #include <math.h>
 #include <string.h>
 
@@ -12,6 +13,9 @@ typedef enum BinaryOp {
     OP_ADD, OP_SUB, OP_MUL, OP_DIV, OP_POW, OP_MAXIMUM, OP_MINIMUM,
     OP_EQ, OP_NE, OP_LT, OP_LE, OP_GT, OP_GE,
 } BinaryOp;
+/* Numbered as the GPU half's operations, so an op passes straight on. */
+_Static_assert(OP_ADD == (int)ND_GPU_ADD && OP_GE == (int)ND_GPU_GE,
+               "BinaryOp and NdGpuBinary must match");
 
 /* out[i] = a[i*sa] OP b[i*sb] for i < n, where sa and sb are 0 (an
  * operand held fixed) or 1. */
@@ -225,10 +229,28 @@ static void run_broadcast(BinaryKernel kernel, NdArray *out,
     }
 }
 
+/* Whether an integer array holds a negative value; on the GPU, its
+ * minimum is brought back. */
+static bool has_negative(const NdArray *b)
+{
+    if (b->device == ND_CUDA) {
+        if (b->dtype != ND_INT64 || b->size == 0)
+            return false;
+        NdArray *least = nd_min(b, ND_ALL_AXES, false);
+        bool negative = nd_item(least) < 0;
+        nd_release(least);
+        return negative;
+    }
+    for (int64_t i = 0; i < b->size; i++)
+        if (nd_load(b->data, b->dtype, i) < 0)
+            return true;
+    return false;
+}
+
 static NdArray *binary(const char *name, BinaryOp op, const NdArray *a,
                        const NdArray *b)
 {
-    nd_same_device(name, 2, (const NdArray *const[]){a, b});
+    NdDevice device = nd_same_device(name, 2, (const NdArray *const[]){a, b});
     int64_t shape[ND_MAX_DIMS];
     int ndim = nd_broadcast_shapes(name, a, b, shape);
     NdDtype dtype = nd_result_dtype(a, b);
@@ -240,17 +262,16 @@ static NdArray *binary(const char *name, BinaryOp op, const NdArray *a,
     if (!kernel)
         nd_error(name, "not supported for the dtypes %s and %s",
                  nd_dtype_name(a->dtype), nd_dtype_name(b->dtype));
-    if (op == OP_POW && nd_dtype_is_integer(dtype)) {
-        for (int64_t i = 0; i < b->size; i++)
-            if (nd_load(b->data, b->dtype, i) < 0)
-                nd_error(name, "integers to negative integer powers are "
-                         "not allowed");
-    }
+    if (op == OP_POW && nd_dtype_is_integer(dtype) && has_negative(b))
+        nd_error(name, "integers to negative integer powers are not "
+                 "allowed");
     NdArray *ca = nd_as_dtype(a, dtype);
     NdArray *cb = nd_as_dtype(b, dtype);
-    NdArray *out = nd_empty(is_comparison(op) ? ND_BOOL : dtype, ndim,
-                            shape);
-    if (out->size > 0)
+    NdArray *out = nd_empty_on(device, is_comparison(op) ? ND_BOOL : dtype,
+                               ndim, shape);
+    if (out->size > 0 && device == ND_CUDA)
+        nd_gpu_check(name, nd_gpu()->binary((NdGpuBinary)op, out, ca, cb));
+    else if (out->size > 0)
         run_broadcast(kernel, out, ca, cb);
     nd_release(ca);
     nd_release(cb);
@@ -281,6 +302,31 @@ BINARY_API(nd_greater_equal, OP_GE)
 
 typedef void (*UnaryKernel)(void *out, const void *a, int64_t n);
 
+/* Vector math: over long arrays, exp, log, sin, cos and tanh go through
+ * glibc's libmvec, which computes 2, 4 or 8 doubles at once (SSE2,
+ * AVX2, AVX-512) within a few ulp of the scalar functions, as NumPy's
+ * own SIMD loops are. GCC calls it from a plain loop when
+ * - the function is declared "simd" (glibc's <math.h> does so only
+ *   under -ffast-math, so we do it here), and
+ * - math functions are known not to set errno (-fno-math-errno, in
+ *   mk/flags.mk).
+ * VECTOR_CLONES compiles a kernel once per instruction set and the
+ * loader picks the widest the CPU has: one binary runs everywhere. */
+#define SIMD_MATH __attribute__((simd("notinbranch")))
+#define VECTOR_CLONES \
+    __attribute__((target_clones("avx512f", "avx2", "default")))
+
+double exp(double) SIMD_MATH;
+double log(double) SIMD_MATH;
+double sin(double) SIMD_MATH;
+double cos(double) SIMD_MATH;
+double tanh(double) SIMD_MATH;
+float expf(float) SIMD_MATH;
+float logf(float) SIMD_MATH;
+float sinf(float) SIMD_MATH;
+float cosf(float) SIMD_MATH;
+float tanhf(float) SIMD_MATH;
+
 #define UNARY_KERNEL(NAME, T, OUT_T, EXPR)                                \
     static void NAME(void *out_, const void *a_, int64_t n)               \
     {                                                                     \
@@ -293,8 +339,8 @@ typedef void (*UnaryKernel)(void *out, const void *a, int64_t n);
     }
 
 #define MATH_KERNELS(NAME, F64, F32, C128, C64)                           \
-    UNARY_KERNEL(NAME##_f64, double, double, F64(x))                      \
-    UNARY_KERNEL(NAME##_f32, float, float, F32(x))                        \
+    VECTOR_CLONES UNARY_KERNEL(NAME##_f64, double, double, F64(x))        \
+    VECTOR_CLONES UNARY_KERNEL(NAME##_f32, float, float, F32(x))          \
     UNARY_KERNEL(NAME##_c128, double complex, double complex, C128(x))    \
     UNARY_KERNEL(NAME##_c64, float complex, float complex, C64(x))
 
@@ -322,20 +368,24 @@ typedef struct UnarySpec {
     const char *name;
     UnaryKernel kernels[ND_NUM_DTYPES];
     bool keeps_integers;        /* neg, abs: no conversion to float64 */
+    NdGpuUnary gpu_op;          /* the same on the GPU */
 } UnarySpec;
 
-#define MATH_SPEC(NAME) \
+#define MATH_SPEC(NAME, GPU_OP) \
     {"nd_" #NAME, {[ND_FLOAT32] = NAME##_f32, [ND_FLOAT64] = NAME##_f64, \
                    [ND_COMPLEX64] = NAME##_c64, \
-                   [ND_COMPLEX128] = NAME##_c128}, false}
+                   [ND_COMPLEX128] = NAME##_c128}, false, GPU_OP}
 
-static const UnarySpec spec_exp = MATH_SPEC(exp), spec_log = MATH_SPEC(log),
-    spec_sin = MATH_SPEC(sin), spec_cos = MATH_SPEC(cos),
-    spec_tanh = MATH_SPEC(tanh), spec_sqrt = MATH_SPEC(sqrt),
+static const UnarySpec spec_exp = MATH_SPEC(exp, ND_GPU_EXP),
+    spec_log = MATH_SPEC(log, ND_GPU_LOG),
+    spec_sin = MATH_SPEC(sin, ND_GPU_SIN),
+    spec_cos = MATH_SPEC(cos, ND_GPU_COS),
+    spec_tanh = MATH_SPEC(tanh, ND_GPU_TANH),
+    spec_sqrt = MATH_SPEC(sqrt, ND_GPU_SQRT),
     spec_neg = {"nd_neg", {NULL, neg_u8, neg_i64, neg_f32, neg_f64,
-                           neg_c64, neg_c128}, true},
+                           neg_c64, neg_c128}, true, ND_GPU_NEG},
     spec_abs = {"nd_abs", {abs_b, abs_u8, abs_i64, abs_f32, abs_f64,
-                           abs_c64, abs_c128}, true};
+                           abs_c64, abs_c128}, true, ND_GPU_ABS};
 
 static NdDtype unary_out_dtype(const UnarySpec *spec, NdDtype in)
 {
@@ -348,7 +398,7 @@ static NdDtype unary_out_dtype(const UnarySpec *spec, NdDtype in)
 
 static NdArray *unary(const UnarySpec *spec, const NdArray *a)
 {
-    nd_same_device(spec->name, 1, &a);
+    NdDevice device = nd_same_device(spec->name, 1, &a);
     NdDtype dtype = a->dtype;
     if (!spec->keeps_integers && !nd_dtype_is_float(dtype) &&
         !nd_dtype_is_complex(dtype))
@@ -358,8 +408,12 @@ static NdArray *unary(const UnarySpec *spec, const NdArray *a)
         nd_error(spec->name, "not supported for the dtype %s",
                  nd_dtype_name(a->dtype));
     NdArray *in = nd_as_dtype(a, dtype);
-    NdArray *out = nd_empty(unary_out_dtype(spec, dtype), a->ndim, a->shape);
-    kernel(out->data, in->data, out->size);
+    NdArray *out = nd_empty_on(device, unary_out_dtype(spec, dtype), a->ndim,
+                               a->shape);
+    if (device == ND_CUDA)
+        nd_gpu_check(spec->name, nd_gpu()->unary(spec->gpu_op, out, in));
+    else
+        kernel(out->data, in->data, out->size);
     nd_release(in);
     return out;
 }
@@ -429,7 +483,8 @@ static void select_broadcast(NdArray *out, const NdArray *c,
 NdArray *nd_where(const NdArray *cond, const NdArray *a, const NdArray *b)
 {
     const char *name = "nd_where";
-    nd_same_device(name, 3, (const NdArray *const[]){cond, a, b});
+    NdDevice device = nd_same_device(name, 3,
+                                     (const NdArray *const[]){cond, a, b});
     int64_t ab_shape[ND_MAX_DIMS], shape[ND_MAX_DIMS];
     int ab_ndim = nd_broadcast_shapes(name, a, b, ab_shape);
     NdArray ab = {.ndim = ab_ndim};      /* only its shape is read */
@@ -438,9 +493,11 @@ NdArray *nd_where(const NdArray *cond, const NdArray *a, const NdArray *b)
     NdDtype dtype = nd_result_dtype(a, b);
     NdArray *c = nd_as_dtype(cond, ND_BOOL);
     NdArray *ca = nd_as_dtype(a, dtype), *cb = nd_as_dtype(b, dtype);
-    NdArray *out = nd_empty(dtype, ndim, shape);
-    if (flat_operand(c, out) && flat_operand(ca, out) &&
-        flat_operand(cb, out))
+    NdArray *out = nd_empty_on(device, dtype, ndim, shape);
+    if (device == ND_CUDA)
+        nd_gpu_check(name, nd_gpu()->where(out, c, ca, cb));
+    else if (flat_operand(c, out) && flat_operand(ca, out) &&
+             flat_operand(cb, out))
         select_flat(out, c, ca, cb);
     else
         select_broadcast(out, c, ca, cb);
@@ -463,12 +520,14 @@ NdArray *nd_where(const NdArray *cond, const NdArray *a, const NdArray *b)
 
 NdArray *nd_clip(const NdArray *a, double lo, double hi)
 {
-    nd_same_device("nd_clip", 1, &a);
+    NdDevice device = nd_same_device("nd_clip", 1, &a);
     if (nd_dtype_is_complex(a->dtype))
         nd_error("nd_clip", "not supported for the dtype %s",
                  nd_dtype_name(a->dtype));
-    NdArray *out = nd_empty(a->dtype, a->ndim, a->shape);
-    if (a->dtype == ND_FLOAT64) {
+    NdArray *out = nd_empty_on(device, a->dtype, a->ndim, a->shape);
+    if (device == ND_CUDA) {
+        nd_gpu_check("nd_clip", nd_gpu()->clip(out, a, lo, hi));
+    } else if (a->dtype == ND_FLOAT64) {
         CLIP_LOOP(double);
     } else if (a->dtype == ND_FLOAT32) {
         CLIP_LOOP(float);

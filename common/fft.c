@@ -1,29 +1,37 @@
-/* fft.c - np.fft.fftn, ifftn, rfftn and irfftn through FFTW3. A plan is
- * made once per (kind, shape), kept in a small cache, and run on each
- * call's own arrays with FFTW's new-array execute functions. */
+/* fft.c - np.fft.fftn, ifftn, rfftn and irfftn through FFTW3. A transform
+ * over every axis runs as 1-D FFTs along the rows (the last axis), then
+ * FFTs over the other axes on a few columns at a time, gathered into a
+ * small buffer. FFTW plans for both are made once and cached. Device
+ * arrays go to cuFFT, through the GPU half, after the same checks. */
 #define _GNU_SOURCE             /* sched_getaffinity */
 #include <limits.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "nd_internal.h"      /* includes <complex.h> before fftw3.h, */
 #include <fftw3.h>            /* so fftw_complex is double complex */
 
-/* Planning policy, measured on a 2-core machine (2-D sizes 1000..4096):
- *  - FFTW_ESTIMATE plans in milliseconds. FFTW_MEASURE finds plans up to
- *    ~1.3x faster for the real-input transforms used here (much more for
- *    complex power-of-two sizes), but costs 0.4 s to 16 s of planning per
- *    shape at those sizes: more than many transforms. Like Julia and
- *    Octave, we take ESTIMATE; its plans never touch the arrays.
- *  - Transforms of at least THREADED_MIN_SIZE points are split over one
- *    thread per CPU (1.5-1.8x faster at 2000x2000 and 4000x4000); below
- *    that the hand-off costs more than it saves. The threads live only
- *    while a transform runs (see run_jobs), so none is left idle. */
-#define PLANNER_FLAGS FFTW_ESTIMATE
-enum { THREADED_MIN_SIZE = 1 << 16, MAX_THREADS = 64 };
+/* Why this way, measured on a 2-core machine at 1000^2 to 4096^2:
+ *  - FFTW_ESTIMATE plans in milliseconds; FFTW_MEASURE spends 0.4 s to
+ *    16 s planning each such shape. But ESTIMATE's own n-D plans walk
+ *    columns with large strides: 1.5x slower than MEASURE's at 4000^2,
+ *    8x at power-of-two sizes. On contiguous batches, as here, its plans
+ *    are good, and the whole transform beats its n-D plan 1.6x.
+ *  - Transforms of at least THREADED_MIN_SIZE points share out their
+ *    blocks of rows and of columns among one thread per CPU, started for
+ *    each pass and joined at its end: nothing is left running. */
+#define PLANNER_FLAGS (FFTW_ESTIMATE | FFTW_DESTROY_INPUT)
+enum {
+    THREADED_MIN_SIZE = 1 << 18,
+    MAX_THREADS = 64,
+    ROW_BLOCK_BYTES = 1 << 18,      /* rows loaded and transformed at once */
+    COLUMN_BLOCK_BYTES = 1 << 19,   /* columns gathered at once */
+    MAX_COLUMN_BLOCK = 16,
+};
 
 /* ------------------------------------------------------------ memory */
 
@@ -47,7 +55,8 @@ static void advise_huge_pages(NdArray *a)
 #endif
 }
 
-/* nd_empty, advised onto huge pages before anything touches it. */
+/* nd_empty, advised onto huge pages before anything touches it. Its
+ * data is 64-byte aligned, as FFTW's SIMD code wants. */
 static NdArray *new_array(NdDtype dtype, int ndim, const int64_t *shape)
 {
     NdArray *a = nd_empty(dtype, ndim, shape);
@@ -55,87 +64,34 @@ static NdArray *new_array(NdDtype dtype, int ndim, const int64_t *shape)
     return a;
 }
 
-static bool is_simd_aligned(const void *data)
-{
-    return fftw_alignment_of((double *)data) == 0;
-}
-
-/* a as dtype in memory FFTW may use with our plans (they assume SIMD
- * alignment): a itself when it already is, else a converted copy. With
- * always_copy, a copy in any case (for transforms that destroy input). */
-static NdArray *fftw_input(const NdArray *a, NdDtype dtype,
-                           bool always_copy)
-{
-    if (a->dtype == dtype && is_simd_aligned(a->data) && !always_copy)
-        return nd_retain((NdArray *)a);
-    NdArray *in = new_array(dtype, a->ndim, a->shape);
-    nd_cast_buffer(in->data, dtype, a->data, a->dtype, a->size);
-    return in;
-}
-
-/* ------------------------------------------------------------ threads */
-
-typedef struct Job {
-    void *(*work)(char *);
-    char *data;
-} Job;
-
-static void *run_job(void *job)
-{
-    return ((Job *)job)->work(((Job *)job)->data);
-}
-
-/* FFTW's threaded plans hand their parallel loops to this function: job
- * 0 runs on the calling thread, each other job on a thread started for
- * it and joined before returning. (FFTW's own pool would leave workers
- * parked until exit.) A thread that cannot start runs its job here. */
-static void run_jobs(void *(*work)(char *), char *jobdata, size_t elsize,
-                     int njobs, void *unused)
-{
-    (void)unused;
-    pthread_t threads[MAX_THREADS];
-    Job jobs[MAX_THREADS];
-    int started = 0;
-    for (int i = 1; i < njobs; i++) {
-        Job job = {work, jobdata + elsize * (size_t)i};
-        if (started < MAX_THREADS) {
-            jobs[started] = job;
-            if (pthread_create(&threads[started], NULL, run_job,
-                               &jobs[started]) == 0) {
-                started++;
-                continue;
-            }
-        }
-        run_job(&job);
-    }
-    work(jobdata);
-    for (int i = 0; i < started; i++)
-        pthread_join(threads[i], NULL);
-}
-
 /* ------------------------------------------------------------ plans */
 
-typedef enum PlanKind {
-    PLAN_FORWARD,           /* complex to complex, e^-i */
-    PLAN_BACKWARD,          /* complex to complex, e^+i, unscaled */
-    PLAN_REAL_TO_HALF,      /* r2c: real (..., n) to (..., n/2 + 1) */
-    PLAN_HALF_TO_REAL,      /* c2r: the inverse, unscaled */
-} PlanKind;
+typedef enum PlanKind { PLAN_R2C, PLAN_C2C, PLAN_C2R } PlanKind;
+
+/* howmany transforms of shape dims (the real side for r2c and c2r), each
+ * in_dist input and out_dist output elements after the one before. All
+ * ints, so that keys compare with memcmp. */
+typedef struct PlanKey {
+    PlanKind kind;
+    int sign;                       /* FFTW_FORWARD or FFTW_BACKWARD */
+    int rank;
+    int dims[ND_MAX_DIMS];
+    int howmany, in_dist, out_dist;
+} PlanKey;
 
 typedef struct CachedPlan {
-    PlanKind kind;
-    int ndim;
-    int64_t shape[ND_MAX_DIMS];     /* of the real side for r2c and c2r */
+    PlanKey key;
     fftw_plan plan;
+    unsigned long last_use;
 } CachedPlan;
 
-/* A few shapes at a time is what programs use; when full, the oldest
- * plan makes room. FFTW's planner is not thread-safe, nor is this. */
-enum { PLAN_CACHE_SIZE = 16 };
+/* A transform uses up to four plans; when the cache is full, the least
+ * recently used plan makes room. FFTW's planner is not thread-safe, so
+ * plans are only made on the calling thread. */
+enum { PLAN_CACHE_SIZE = 32 };
 static CachedPlan plan_cache[PLAN_CACHE_SIZE];
 static int plans_cached;
-static int oldest_plan;
-static bool fftw_threads_ready;
+static unsigned long plan_clock;
 
 /* Registered with atexit: leaves nothing for a leak checker to report. */
 static void free_cached_plans(void)
@@ -143,103 +99,279 @@ static void free_cached_plans(void)
     for (int i = 0; i < plans_cached; i++)
         fftw_destroy_plan(plan_cache[i].plan);
     plans_cached = 0;
-    if (fftw_threads_ready)
-        fftw_cleanup_threads();     /* also does fftw_cleanup() */
-    else
-        fftw_cleanup();
+    fftw_cleanup();
 }
 
-static void set_up_fftw(void)
+static fftw_plan make_plan(const PlanKey *k, void *in, void *out)
 {
-    static bool done;
-    if (done)
-        return;
-    done = true;
-    atexit(free_cached_plans);
-    /* Without threads FFTW still works, only slower: no error. */
-    fftw_threads_ready = fftw_init_threads() != 0;
-    if (fftw_threads_ready)
-        fftw_threads_set_callback(run_jobs, NULL);
-}
-
-static int threads_for(int64_t size)
-{
-    if (!fftw_threads_ready || size < THREADED_MIN_SIZE)
-        return 1;
-    cpu_set_t usable;       /* the CPUs this process may run on */
-    int cpus = sched_getaffinity(0, sizeof usable, &usable) == 0
-                   ? CPU_COUNT(&usable) : 1;
-    return cpus < 1 ? 1 : cpus > MAX_THREADS ? MAX_THREADS : cpus;
-}
-
-static fftw_plan make_plan(PlanKind kind, int ndim, const int *n,
-                           int64_t size, void *in, void *out)
-{
-    if (fftw_threads_ready)
-        fftw_plan_with_nthreads(threads_for(size));
-    switch (kind) {
-    case PLAN_FORWARD:
-    case PLAN_BACKWARD:
-        return fftw_plan_dft(ndim, n, in, out,
-                             kind == PLAN_FORWARD ? FFTW_FORWARD
-                                                  : FFTW_BACKWARD,
-                             PLANNER_FLAGS | FFTW_PRESERVE_INPUT);
-    case PLAN_REAL_TO_HALF:
-        return fftw_plan_dft_r2c(ndim, n, in, out,
-                                 PLANNER_FLAGS | FFTW_PRESERVE_INPUT);
-    case PLAN_HALF_TO_REAL:     /* c2r of rank > 1 cannot keep its input */
-        return fftw_plan_dft_c2r(ndim, n, in, out,
-                                 PLANNER_FLAGS | FFTW_DESTROY_INPUT);
+    switch (k->kind) {
+    case PLAN_R2C:
+        return fftw_plan_many_dft_r2c(k->rank, k->dims, k->howmany, in, NULL,
+                                      1, k->in_dist, out, NULL, 1,
+                                      k->out_dist, PLANNER_FLAGS);
+    case PLAN_C2C:
+        return fftw_plan_many_dft(k->rank, k->dims, k->howmany, in, NULL, 1,
+                                  k->in_dist, out, NULL, 1, k->out_dist,
+                                  k->sign, PLANNER_FLAGS);
+    case PLAN_C2R:
+        return fftw_plan_many_dft_c2r(k->rank, k->dims, k->howmany, in, NULL,
+                                      1, k->in_dist, out, NULL, 1,
+                                      k->out_dist, PLANNER_FLAGS);
     }
     return NULL;
 }
 
-static CachedPlan *find_plan(PlanKind kind, int ndim, const int64_t *shape)
+static CachedPlan *slot_for_new_plan(void)
+{
+    static bool registered;
+    if (!registered) {
+        registered = true;
+        atexit(free_cached_plans);
+    }
+    if (plans_cached < PLAN_CACHE_SIZE)
+        return &plan_cache[plans_cached++];
+    CachedPlan *oldest = &plan_cache[0];
+    for (int i = 1; i < PLAN_CACHE_SIZE; i++)
+        if (plan_cache[i].last_use < oldest->last_use)
+            oldest = &plan_cache[i];
+    fftw_destroy_plan(oldest->plan);
+    return oldest;
+}
+
+/* The plan for key, made on first use with in and out (64-byte aligned,
+ * as every array later run through it). */
+static fftw_plan cached_plan(const char *op, const PlanKey *key, void *in,
+                             void *out)
 {
     for (int i = 0; i < plans_cached; i++) {
-        CachedPlan *c = &plan_cache[i];
-        bool same = c->kind == kind && c->ndim == ndim;
-        for (int d = 0; same && d < ndim; d++)
-            same = c->shape[d] == shape[d];
-        if (same)
-            return c;
+        if (memcmp(&plan_cache[i].key, key, sizeof *key) == 0) {
+            plan_cache[i].last_use = ++plan_clock;
+            return plan_cache[i].plan;
+        }
     }
+    fftw_plan plan = make_plan(key, in, out);
+    if (!plan)
+        nd_error(op, "FFTW could not plan %d transforms of %d points: out "
+                 "of memory?", key->howmany, key->dims[key->rank - 1]);
+    CachedPlan *c = slot_for_new_plan();
+    *c = (CachedPlan){.key = *key, .plan = plan, .last_use = ++plan_clock};
+    return plan;
+}
+
+static void execute(PlanKind kind, fftw_plan plan, void *in, void *out)
+{
+    if (kind == PLAN_R2C)
+        fftw_execute_dft_r2c(plan, in, out);
+    else if (kind == PLAN_C2C)
+        fftw_execute_dft(plan, in, out);
+    else
+        fftw_execute_dft_c2r(plan, in, out);
+}
+
+/* ------------------------------------------------------------ threads */
+
+typedef void (*Work)(void *context, int thread, int threads);
+
+typedef struct Worker {
+    Work work;
+    void *context;
+    int thread, threads;
+} Worker;
+
+static void *run_worker(void *worker)
+{
+    Worker *w = worker;
+    w->work(w->context, w->thread, w->threads);
     return NULL;
 }
 
-/* The plan for kind over shape (the real side for r2c and c2r), made on
- * first use with in and out, which must be SIMD-aligned as later arrays
- * are. */
-static fftw_plan cached_plan(const char *op, PlanKind kind, int ndim,
-                             const int64_t *shape, void *in, void *out)
+/* Runs work(context, t, threads) for t < threads, each t on its own
+ * thread (0 on this one), and returns when all are done. A thread that
+ * cannot start has its share run here instead. */
+static void run_parallel(Work work, void *context, int threads)
 {
-    CachedPlan *c = find_plan(kind, ndim, shape);
-    if (c)
-        return c->plan;
-    set_up_fftw();
-    int n[ND_MAX_DIMS];
-    int64_t size = 1;
-    for (int d = 0; d < ndim; d++) {
-        n[d] = (int)shape[d];
-        size *= shape[d];
+    pthread_t ids[MAX_THREADS];
+    Worker workers[MAX_THREADS];
+    bool started[MAX_THREADS] = {false};
+    for (int t = 1; t < threads; t++) {
+        workers[t] = (Worker){work, context, t, threads};
+        started[t] = pthread_create(&ids[t], NULL, run_worker,
+                                    &workers[t]) == 0;
     }
-    fftw_plan plan = make_plan(kind, ndim, n, size, in, out);
-    if (!plan) {
-        char text[ND_SHAPE_TEXT];
-        nd_error(op, "FFTW could not plan a transform of shape %s: out of "
-                 "memory?", nd_format_shape(text, ndim, shape, false));
+    work(context, 0, threads);
+    for (int t = 1; t < threads; t++) {
+        if (started[t])
+            pthread_join(ids[t], NULL);
+        else
+            work(context, t, threads);
     }
-    if (plans_cached < PLAN_CACHE_SIZE) {
-        c = &plan_cache[plans_cached++];
-    } else {
-        c = &plan_cache[oldest_plan];
-        oldest_plan = (oldest_plan + 1) % PLAN_CACHE_SIZE;
-        fftw_destroy_plan(c->plan);
+}
+
+static int usable_cpus(void)
+{
+    cpu_set_t cpus;                 /* the CPUs this process may run on */
+    if (sched_getaffinity(0, sizeof cpus, &cpus) != 0)
+        return 1;
+    int n = CPU_COUNT(&cpus);
+    return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : n;
+}
+
+/* Threads for a pass over blocks of a transform of size points. */
+static int threads_for(int64_t size, int64_t blocks)
+{
+    if (size < THREADED_MIN_SIZE)
+        return 1;
+    int64_t cpus = usable_cpus();
+    return (int)(blocks < cpus ? blocks : cpus);
+}
+
+/* ------------------------------------------------------------ passes */
+
+/* Items per block: about `bytes` worth of item_bytes each, a multiple of
+ * 8 (so that every block starts 64-byte aligned) unless one block holds
+ * them all, and at most `most`. */
+static int64_t block_size(int64_t items, int64_t item_bytes, int64_t bytes,
+                          int64_t most)
+{
+    int64_t block = bytes / item_bytes / 8 * 8;
+    block = block < 8 ? 8 : block > most ? most : block;
+    return block >= items ? items : block;
+}
+
+/* 1-D transforms along rows: each block of rows of src is loaded (cast
+ * to load_dtype) into a buffer, then transformed into dst. */
+typedef struct RowPass {
+    PlanKind kind;
+    const NdArray *src;
+    NdDtype load_dtype;         /* float64 for r2c, complex128 otherwise */
+    int64_t rows, src_len;      /* values per row of src */
+    char *dst;
+    size_t dst_row_bytes;
+    int64_t block;
+    fftw_plan full, tail;       /* for block rows, and the rows left */
+    char *buffers;              /* one of buffer_bytes per thread */
+    size_t buffer_bytes;
+} RowPass;
+
+static void rows_work(void *context, int thread, int threads)
+{
+    const RowPass *p = context;
+    size_t src_bytes = nd_dtype_size(p->src->dtype);
+    void *buffer = p->buffers + (size_t)thread * p->buffer_bytes;
+    for (int64_t first = thread * p->block; first < p->rows;
+         first += threads * p->block) {
+        int64_t count = p->rows - first < p->block ? p->rows - first
+                                                   : p->block;
+        const char *src = (const char *)p->src->data +
+                          (size_t)(first * p->src_len) * src_bytes;
+        nd_cast_buffer(buffer, p->load_dtype, src, p->src->dtype,
+                       count * p->src_len);
+        execute(p->kind, count == p->block ? p->full : p->tail, buffer,
+                p->dst + (size_t)first * p->dst_row_bytes);
     }
-    *c = (CachedPlan){.kind = kind, .ndim = ndim, .plan = plan};
-    for (int d = 0; d < ndim; d++)
-        c->shape[d] = shape[d];
-    return plan;
+}
+
+/* The transform of kind (sign for c2c) of length n along every row of
+ * src into dst, whose rows lie dst_stride elements apart. */
+static void transform_rows(const char *op, PlanKind kind, int sign,
+                           const NdArray *src, int64_t n, void *dst,
+                           int64_t dst_stride)
+{
+    int64_t src_len = src->shape[src->ndim - 1];
+    bool real_in = kind == PLAN_R2C, real_out = kind == PLAN_C2R;
+    RowPass p = {
+        .kind = kind, .src = src, .src_len = src_len,
+        .load_dtype = real_in ? ND_FLOAT64 : ND_COMPLEX128,
+        .rows = src->size / src_len, .dst = dst,
+        .dst_row_bytes = (size_t)dst_stride * (real_out ? sizeof(double)
+                                               : sizeof(double complex)),
+    };
+    size_t load_bytes = nd_dtype_size(p.load_dtype);
+    p.block = block_size(p.rows, src_len * (int64_t)load_bytes,
+                         ROW_BLOCK_BYTES, INT_MAX);
+    int64_t blocks = (p.rows + p.block - 1) / p.block;
+    int threads = threads_for(src->size, blocks);
+    p.buffer_bytes = ((size_t)(p.block * src_len) * load_bytes + 63) / 64
+                     * 64;
+    NdArray *buffers = nd_empty(ND_UINT8, 1, (int64_t[]){
+                                    (int64_t)p.buffer_bytes * threads});
+    p.buffers = buffers->data;
+    PlanKey key = {.kind = kind, .sign = sign, .rank = 1, .dims = {(int)n},
+                   .howmany = (int)p.block, .in_dist = (int)src_len,
+                   .out_dist = (int)dst_stride};
+    p.full = cached_plan(op, &key, p.buffers, p.dst);
+    int64_t tail = p.rows % p.block;
+    if (tail) {
+        key.howmany = (int)tail;
+        p.tail = cached_plan(op, &key, p.buffers,
+                             p.dst + (size_t)(p.rows - tail) *
+                                         p.dst_row_bytes);
+    }
+    run_parallel(rows_work, &p, threads);
+    nd_release(buffers);
+}
+
+/* Transforms over every axis but the last, in place: the first `width`
+ * columns of data (rows, stride) are gathered a block at a time into a
+ * buffer, each column contiguous, transformed, and put back. */
+typedef struct ColumnPass {
+    double complex *data;
+    int64_t rows, stride, width, block;
+    fftw_plan full, tail;
+    double complex *buffers;        /* block * rows values per thread */
+} ColumnPass;
+
+static void columns_work(void *context, int thread, int threads)
+{
+    const ColumnPass *p = context;
+    int64_t rows = p->rows;
+    double complex *buffer = p->buffers + thread * p->block * rows;
+    for (int64_t first = thread * p->block; first < p->width;
+         first += threads * p->block) {
+        int64_t count = p->width - first < p->block ? p->width - first
+                                                    : p->block;
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t j = 0; j < count; j++)
+                buffer[j * rows + r] = p->data[r * p->stride + first + j];
+        fftw_execute_dft(count == p->block ? p->full : p->tail, buffer,
+                         buffer);
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t j = 0; j < count; j++)
+                p->data[r * p->stride + first + j] = buffer[j * rows + r];
+    }
+}
+
+/* The c2c transform (sign) over the axes of shape but the last, for the
+ * first width columns of data, whose rows lie stride values apart. */
+static void transform_columns(const char *op, int sign, double complex *data,
+                              int ndim, const int64_t *shape, int64_t stride,
+                              int64_t width)
+{
+    ColumnPass p = {.data = data, .rows = 1, .stride = stride,
+                    .width = width};
+    PlanKey key = {.kind = PLAN_C2C, .sign = sign, .rank = ndim - 1};
+    for (int d = 0; d < ndim - 1; d++) {
+        p.rows *= shape[d];
+        key.dims[d] = (int)shape[d];
+    }
+    if (p.rows == 1)
+        return;                     /* one point per column: nothing to do */
+    p.block = block_size(width, p.rows * (int64_t)sizeof(double complex),
+                         COLUMN_BLOCK_BYTES, MAX_COLUMN_BLOCK);
+    int64_t blocks = (width + p.block - 1) / p.block;
+    int threads = threads_for(p.rows * width, blocks);
+    NdArray *buffers = nd_empty(ND_COMPLEX128, 1, (int64_t[]){
+                                    p.block * p.rows * threads});
+    p.buffers = buffers->data;
+    key.howmany = (int)p.block;
+    key.in_dist = key.out_dist = (int)p.rows;
+    p.full = cached_plan(op, &key, p.buffers, p.buffers);
+    if (width % p.block) {
+        key.howmany = (int)(width % p.block);
+        p.tail = cached_plan(op, &key, p.buffers, p.buffers);
+    }
+    run_parallel(columns_work, &p, threads);
+    nd_release(buffers);
 }
 
 /* ------------------------------------------------------------ checks */
@@ -251,16 +383,19 @@ static void check_axes(const char *op, int ndim, const int64_t *shape)
     char text[ND_SHAPE_TEXT];
     if (ndim == 0)
         nd_error(op, "a 0-d array has no axis to transform");
+    int64_t size = 1;
     for (int d = 0; d < ndim; d++) {
         if (shape[d] < 1)
             nd_error(op, "invalid number of FFT data points (%lld) along "
                      "axis %d of shape %s", (long long)shape[d], d,
                      nd_format_shape(text, ndim, shape, false));
-        if (shape[d] > INT_MAX)
-            nd_error(op, "axis %d of shape %s has more than %d points, "
-                     "the most FFTW takes", d,
-                     nd_format_shape(text, ndim, shape, false), INT_MAX);
+        size = shape[d] > INT_MAX / size ? (int64_t)INT_MAX + 1
+                                          : size * shape[d];
     }
+    if (size > INT_MAX)
+        nd_error(op, "shape %s has more than %d points, the most FFTW "
+                 "takes", nd_format_shape(text, ndim, shape, false),
+                 INT_MAX);
 }
 
 /* ------------------------------------------------------------ kernels */
@@ -291,37 +426,39 @@ static void next_row_index(int ndim, const int64_t *shape, int64_t *index)
     }
 }
 
-/* Fills the spectrum of a real array, full (..., n), from its first
- * half, half (..., n/2 + 1): X[k] = conj(X[-k]), indices modulo the
- * shape. With inverse, writes conj(X[k]) / N: the ifftn of that array. */
-static void expand_half_spectrum(const NdArray *half, NdArray *full,
-                                 bool inverse)
+/* Completes the spectrum of a real array whose rows hold their first
+ * n/2 + 1 values: X[k] = conj(X[-k]), every index negated modulo its
+ * extent. Reads only first halves, writes only second halves. */
+static void fill_by_symmetry(NdArray *full)
 {
     int ndim = full->ndim;
-    int64_t n = full->shape[ndim - 1], h = half->shape[ndim - 1];
-    int64_t rows = full->size / n;
-    double scale = inverse ? 1.0 / (double)full->size : 1.0;
-    const double complex *src = ND_DATA(half, double complex);
-    double complex *dst = ND_DATA(full, double complex);
-    int64_t index[ND_MAX_DIMS] = {0};
-    for (int64_t r = 0; r < rows; r++) {
-        const double complex *row = src + r * h;
+    int64_t n = full->shape[ndim - 1], h = n / 2 + 1;
+    double complex *data = ND_DATA(full, double complex);
+    int64_t index[ND_MAX_DIMS] = {0};     /* of the row, last axis aside */
+    for (int64_t r = 0; r < full->size / n; r++) {
+        double complex *row = data + r * n;
         const double complex *mirror =
-            src + mirrored_row(ndim, full->shape, index) * h;
-        double complex *out = dst + r * n;
-        if (inverse) {
-            for (int64_t k = 0; k < h; k++)
-                out[k] = conj(row[k]) * scale;
-            for (int64_t k = h; k < n; k++)
-                out[k] = mirror[n - k] * scale;
-        } else {
-            for (int64_t k = 0; k < h; k++)
-                out[k] = row[k];
-            for (int64_t k = h; k < n; k++)
-                out[k] = conj(mirror[n - k]);
-        }
+            data + mirrored_row(ndim, full->shape, index) * n;
+        for (int64_t k = h; k < n; k++)
+            row[k] = conj(mirror[n - k]);
         next_row_index(ndim, full->shape, index);
     }
+}
+
+/* ------------------------------------------------------------ transforms */
+
+/* The transform of a device array by cuFFT: a cast to in_dtype, then
+ * the GPU half's transform into a new out_dtype array of shape. */
+static NdArray *gpu_transform(const char *op, NdGpuFft kind,
+                              const NdArray *a, NdDtype in_dtype,
+                              NdDtype out_dtype, const int64_t *shape)
+{
+    NdArray *in = nd_as_dtype(a, in_dtype);
+    NdArray *out = nd_empty_on(ND_CUDA, out_dtype, a->ndim, shape);
+    int status = nd_gpu()->fft(kind, out, in);
+    nd_release(in);
+    nd_gpu_check(op, status);
+    return out;
 }
 
 /* rfftn of a real array whose axes are checked: complex128 (..., n/2+1). */
@@ -330,49 +467,60 @@ static NdArray *half_spectrum(const char *op, const NdArray *a)
     int64_t shape[ND_MAX_DIMS];
     for (int d = 0; d < a->ndim; d++)
         shape[d] = a->shape[d];
-    shape[a->ndim - 1] = a->shape[a->ndim - 1] / 2 + 1;
-    NdArray *in = fftw_input(a, ND_FLOAT64, false);
+    int64_t n = a->shape[a->ndim - 1], h = n / 2 + 1;
+    shape[a->ndim - 1] = h;
+    if (a->device == ND_CUDA)
+        return gpu_transform(op, ND_GPU_RFFT, a, ND_FLOAT64, ND_COMPLEX128,
+                             shape);
     NdArray *out = new_array(ND_COMPLEX128, a->ndim, shape);
-    fftw_plan plan = cached_plan(op, PLAN_REAL_TO_HALF, a->ndim, a->shape,
-                                 in->data, out->data);
-    fftw_execute_dft_r2c(plan, in->data, out->data);
-    nd_release(in);
+    transform_rows(op, PLAN_R2C, 0, a, n, out->data, h);
+    transform_columns(op, FFTW_FORWARD, out->data, a->ndim, shape, h, h);
     return out;
 }
 
-/* fftn (or, with inverse, ifftn) of a real array: half the spectrum by
- * r2c, the other half by symmetry. About twice as fast as c2c. */
+/* fftn of a real array: the first n/2 + 1 values of each row by r2c, the
+ * rest by symmetry; about twice as fast as c2c. With inverse, ifftn:
+ * the conjugate divided by N. */
 static NdArray *real_transform(const char *op, const NdArray *a,
                                bool inverse)
 {
-    NdArray *half = half_spectrum(op, a);
+    int64_t n = a->shape[a->ndim - 1], h = n / 2 + 1;
     NdArray *out = new_array(ND_COMPLEX128, a->ndim, a->shape);
-    expand_half_spectrum(half, out, inverse);
-    nd_release(half);
+    transform_rows(op, PLAN_R2C, 0, a, n, out->data, n);
+    transform_columns(op, FFTW_FORWARD, out->data, a->ndim, a->shape, n, h);
+    fill_by_symmetry(out);
+    if (inverse) {
+        double complex *data = ND_DATA(out, double complex);
+        double scale = 1.0 / (double)out->size;
+        for (int64_t i = 0; i < out->size; i++)
+            data[i] = conj(data[i]) * scale;
+    }
     return out;
 }
 
 static NdArray *complex_transform(const char *op, const NdArray *a,
                                   bool inverse)
 {
-    NdArray *in = fftw_input(a, ND_COMPLEX128, false);
+    int sign = inverse ? FFTW_BACKWARD : FFTW_FORWARD;
+    int64_t n = a->shape[a->ndim - 1];
     NdArray *out = new_array(ND_COMPLEX128, a->ndim, a->shape);
-    fftw_plan plan = cached_plan(op, inverse ? PLAN_BACKWARD : PLAN_FORWARD,
-                                 a->ndim, a->shape, in->data, out->data);
-    fftw_execute_dft(plan, in->data, out->data);
+    transform_rows(op, PLAN_C2C, sign, a, n, out->data, n);
+    transform_columns(op, sign, out->data, a->ndim, a->shape, n, n);
     if (inverse)
         scale_in_place(out->data, 2 * out->size, 1.0 / (double)out->size);
-    nd_release(in);
     return out;
 }
 
 static NdArray *any_transform(const char *op, const NdArray *a,
                               bool inverse)
 {
-    nd_require_cpu(op, a);
+    nd_same_device(op, 1, &a);
     if (a->ndim == 0)       /* no axis to transform: the value itself */
         return nd_astype(a, ND_COMPLEX128);
     check_axes(op, a->ndim, a->shape);
+    if (a->device == ND_CUDA)
+        return gpu_transform(op, inverse ? ND_GPU_IFFT : ND_GPU_FFT, a,
+                             ND_COMPLEX128, ND_COMPLEX128, a->shape);
     if (nd_dtype_is_complex(a->dtype))
         return complex_transform(op, a, inverse);
     return real_transform(op, a, inverse);
@@ -392,7 +540,7 @@ NdArray *nd_ifftn(const NdArray *a)
 
 NdArray *nd_rfftn(const NdArray *a)
 {
-    nd_require_cpu("nd_rfftn", a);
+    nd_same_device("nd_rfftn", 1, &a);
     check_axes("nd_rfftn", a->ndim, a->shape);
     if (nd_dtype_is_complex(a->dtype))
         nd_error("nd_rfftn", "expects a real array, got %s; use nd_fftn "
@@ -400,9 +548,12 @@ NdArray *nd_rfftn(const NdArray *a)
     return half_spectrum("nd_rfftn", a);
 }
 
+/* As np.fft.irfftn: the inverse c2c over every axis but the last, then
+ * c2r along the rows, which ignores the imaginary parts of X[0] and (n
+ * even) X[n/2], all divided by N. */
 NdArray *nd_irfftn(const NdArray *a, int64_t n)
 {
-    nd_require_cpu("nd_irfftn", a);
+    nd_same_device("nd_irfftn", 1, &a);
     check_axes("nd_irfftn", a->ndim, a->shape);
     int last = a->ndim - 1;
     char text[ND_SHAPE_TEXT];
@@ -419,12 +570,17 @@ NdArray *nd_irfftn(const NdArray *a, int64_t n)
         shape[d] = a->shape[d];
     shape[last] = n;
     check_axes("nd_irfftn", a->ndim, shape);
-    NdArray *in = fftw_input(a, ND_COMPLEX128, true);
+    if (a->device == ND_CUDA)
+        return gpu_transform("nd_irfftn", ND_GPU_IRFFT, a, ND_COMPLEX128,
+                             ND_FLOAT64, shape);
+    int64_t h = a->shape[last];
+    NdArray *half = new_array(ND_COMPLEX128, a->ndim, a->shape);
+    nd_cast_buffer(half->data, ND_COMPLEX128, a->data, a->dtype, a->size);
+    transform_columns("nd_irfftn", FFTW_BACKWARD, half->data, a->ndim,
+                      a->shape, h, h);
     NdArray *out = new_array(ND_FLOAT64, a->ndim, shape);
-    fftw_plan plan = cached_plan("nd_irfftn", PLAN_HALF_TO_REAL, a->ndim,
-                                 shape, in->data, out->data);
-    fftw_execute_dft_c2r(plan, in->data, out->data);
+    transform_rows("nd_irfftn", PLAN_C2R, 0, half, n, out->data, n);
     scale_in_place(out->data, out->size, 1.0 / (double)out->size);
-    nd_release(in);
+    nd_release(half);
     return out;
 }

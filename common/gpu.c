@@ -176,3 +176,109 @@ NdArray *nd_gpu_download(const char *op, const NdArray *device)
     nd_gpu_check(op, status);
     return a;
 }
+
+NdArray *nd_empty_on(NdDevice device, NdDtype dtype, int ndim,
+                     const int64_t *shape)
+{
+    if (device == ND_CUDA)
+        return nd_gpu_empty("nd_empty", dtype, ndim, shape);
+    return nd_empty(dtype, ndim, shape);
+}
+
+NdArray *nd_gpu_full(const char *op, NdDtype dtype, int ndim,
+                     const int64_t *shape, double value)
+{
+    NdArray *a = nd_gpu_empty(op, dtype, ndim, shape);
+    nd_gpu_check(op, backend->fill(a, value));
+    return a;
+}
+
+NdArray *nd_gpu_astype(const char *op, const NdArray *a, NdDtype dtype)
+{
+    NdArray *out = nd_gpu_empty(op, dtype, a->ndim, a->shape);
+    nd_gpu_check(op, backend->cast(out, a));
+    return out;
+}
+
+void nd_gpu_copyto(const char *op, NdArray *dst, const NdArray *src)
+{
+    nd_gpu_check(op, nd_gpu_require(op)->cast(dst, src));
+}
+
+/* ------------------------------------------------------------ elements */
+
+/* Room for one element of any dtype. */
+typedef union Element {
+    double complex z;
+    unsigned char bytes[16];
+} Element;
+
+double nd_gpu_get(const char *op, const NdArray *a, int64_t i)
+{
+    size_t size = nd_dtype_size(a->dtype);
+    Element e;
+    nd_gpu_check(op, nd_gpu_require(op)->download(
+                         e.bytes, (const char *)a->data + (size_t)i * size,
+                         size));
+    return nd_load(e.bytes, a->dtype, 0);
+}
+
+void nd_gpu_set(const char *op, NdArray *a, int64_t i, double value)
+{
+    size_t size = nd_dtype_size(a->dtype);
+    Element e;
+    nd_store(e.bytes, a->dtype, 0, value);
+    nd_gpu_check(op, nd_gpu_require(op)->upload(
+                         (char *)a->data + (size_t)i * size, e.bytes, size));
+}
+
+bool nd_gpu_allclose(const char *op, const NdArray *a, const NdArray *b,
+                     double rtol, double atol)
+{
+    bool close = false;
+    nd_gpu_check(op, nd_gpu_require(op)->allclose(a, b, rtol, atol, &close));
+    return close;
+}
+
+/* ------------------------------------------------------------ copies */
+
+/* The element strides of a C-order array of shape. */
+static void contiguous_strides(int ndim, const int64_t *shape,
+                               int64_t *strides)
+{
+    int64_t stride = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+        strides[d] = stride;
+        stride *= shape[d];
+    }
+}
+
+void nd_gpu_gather(const char *op, NdArray *out, const NdArray *in,
+                   const int64_t *strides)
+{
+    int64_t out_strides[ND_MAX_DIMS];
+    contiguous_strides(out->ndim, out->shape, out_strides);
+    nd_gpu_check(op, nd_gpu_require(op)->copy_strided(
+                         out->data, out_strides, in->data, strides,
+                         out->ndim, out->shape, nd_dtype_size(out->dtype)));
+}
+
+void nd_gpu_join(const char *op, NdArray *out, int n,
+                 NdArray *const *arrays, int64_t outer)
+{
+    const NdGpuBackend *gpu = nd_gpu_require(op);
+    size_t elsize = nd_dtype_size(out->dtype);
+    int64_t row = out->size / outer, at = 0;    /* out as (outer, row) */
+    for (int i = 0; i < n; i++) {
+        NdArray *a = nd_as_dtype(arrays[i], out->dtype);
+        int64_t chunk = a->size / outer;        /* a as (outer, chunk) */
+        const int64_t shape[2] = {outer, chunk};
+        const int64_t dst_strides[2] = {row, 1}, src_strides[2] = {chunk, 1};
+        int status = gpu->copy_strided((char *)out->data + at * elsize,
+                                       dst_strides, a->data, src_strides,
+                                       2, shape, elsize);
+        nd_release(a);
+        nd_gpu_check(op, status);
+        at += chunk;
+    }
+}

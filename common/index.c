@@ -1,7 +1,8 @@
 /* index.c - a[index] and np.add.at(a, index, values) for ints, Python
  * slices and integer index arrays, with NumPy's rules for where the
  * broadcast index dimensions go. Both follow one plan: the runs of
- * contiguous elements of a that the index selects. */
+ * contiguous elements of a that the index selects. On the GPU the same
+ * checks run, and the plan goes to the gather and scatter kernels. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
  * [0, size of its axis). */
 typedef struct IndexArray {
     const NdArray *source;          /* the index array given */
+    int axis;                       /* the axis of a it indexes */
     int64_t axis_size;              /* size of the axis it indexes */
     NdArray *positions;             /* source as int64 in [0, axis_size) */
     int64_t stride;                 /* elements of a per step on its axis */
@@ -113,6 +115,15 @@ static void check_in_bounds(const char *op, int64_t i, int axis,
  * loops the compiler can vectorise (index checks are on the hot path). */
 static void index_range(const NdArray *x, int64_t *lowest, int64_t *highest)
 {
+    if (x->device == ND_CUDA && x->size > 0) {  /* two values back */
+        NdArray *least = nd_min(x, ND_ALL_AXES, false);
+        NdArray *most = nd_max(x, ND_ALL_AXES, false);
+        *lowest = (int64_t)nd_item(least);
+        *highest = (int64_t)nd_item(most);
+        nd_release(least);
+        nd_release(most);
+        return;
+    }
     int64_t lo = INT64_MAX, hi = INT64_MIN;
     if (x->dtype == ND_UINT8) {
         for (int64_t i = 0; i < x->size; i++) {
@@ -134,7 +145,6 @@ static void index_range(const NdArray *x, int64_t *lowest, int64_t *highest)
 static void check_index_array(const char *op, const NdArray *x, int axis,
                               int64_t size)
 {
-    nd_require_cpu(op, x);
     if (x->dtype == ND_BOOL)
         nd_error(op, "boolean index arrays (masks) are not supported "
                  "(the index for axis %d is a bool array)", axis);
@@ -146,8 +156,32 @@ static void check_index_array(const char *op, const NdArray *x, int axis,
     index_range(x, &lowest, &highest);
     if (lowest >= -size && highest < size)
         return;
-    for (int64_t i = 0; i < x->size; i++)   /* name the first culprit */
-        check_in_bounds(op, load_integer(x->data, x->dtype, i), axis, size);
+    /* Name the first culprit, read from a host copy of a device array. */
+    NdArray *host = x->device == ND_CUDA ? nd_to_device(x, ND_CPU) : NULL;
+    const void *data = host ? host->data : x->data;
+    int64_t culprit = 0;
+    for (int64_t i = 0; i < x->size; i++) {
+        culprit = load_integer(data, x->dtype, i);
+        if (culprit < -size || culprit >= size)
+            break;
+    }
+    nd_release(host);
+    check_in_bounds(op, culprit, axis, size);
+}
+
+/* a, values (or NULL) and the index arrays must share a device. */
+static NdDevice check_devices(const char *op, const NdArray *a,
+                              const NdArray *values, int n,
+                              const NdIndex *index)
+{
+    const NdArray *operands[ND_MAX_DIMS + 2] = {a};
+    int count = 1;
+    if (values)
+        operands[count++] = values;
+    for (int d = 0; index && d < n && d < ND_MAX_DIMS; d++)
+        if (index[d].kind == ND_INDEX_ARRAY && index[d].array)
+            operands[count++] = index[d].array;
+    return nd_same_device(op, count, operands);
 }
 
 /* Every misuse is reported here, before anything is allocated. */
@@ -244,11 +278,12 @@ static NdArray *positions_of(const NdArray *x, int64_t size)
     return p;
 }
 
-static void add_index_array(IndexPlan *plan, const NdArray *x,
+static void add_index_array(IndexPlan *plan, const NdArray *x, int axis,
                             int64_t size, int64_t stride)
 {
     IndexArray *ix = &plan->arrays[plan->narrays++];
     ix->source = x;
+    ix->axis = axis;
     ix->axis_size = size;
     ix->stride = stride;
     ix->full = x->ndim == plan->bcast_ndim;
@@ -337,7 +372,7 @@ static void make_plan(const char *op, const NdArray *a, int n,
             plan->base += r.start * strides[d];
             add_dim(plan, r.length, false, r.step * strides[d]);
         } else {
-            add_index_array(plan, e.array, a->shape[d], strides[d]);
+            add_index_array(plan, e.array, d, a->shape[d], strides[d]);
         }
     }
 
@@ -446,6 +481,62 @@ static int64_t *run_offsets(const char *op, const IndexPlan *plan)
     return offsets;
 }
 
+/* ------------------------------------------------------------ GPU */
+
+/* The plan as the GPU's kernels walk it (nd_gpu.h), its index arrays as
+ * int64 device arrays, which ints[] keeps for release_ints(). */
+static NdGpuIndexPlan gpu_plan(const IndexPlan *plan, NdArray **ints)
+{
+    NdGpuIndexPlan g = {.ndim = plan->ndim, .size = plan->size,
+                        .base = plan->base, .narrays = plan->narrays};
+    int advanced[ND_MAX_DIMS], nadvanced = 0;  /* the broadcast's dims */
+    for (int d = 0; d < plan->ndim; d++) {
+        g.shape[d] = plan->shape[d];
+        g.strides[d] = plan->advanced[d] ? 0 : plan->step[d];
+        if (plan->advanced[d])
+            advanced[nadvanced++] = d;
+    }
+    for (int k = 0; k < plan->narrays; k++) {
+        const IndexArray *ix = &plan->arrays[k];
+        NdGpuIndexArray *gx = &g.arrays[k];
+        ints[k] = nd_as_dtype(ix->source, ND_INT64);
+        gx->data = ints[k]->data;
+        gx->axis = ix->axis;
+        gx->axis_size = ix->axis_size;
+        gx->axis_stride = ix->stride;
+        for (int j = 0; j < nadvanced; j++)
+            gx->strides[advanced[j]] = ix->strides[j];
+    }
+    return g;
+}
+
+static void release_ints(const IndexPlan *plan, NdArray **ints)
+{
+    for (int k = 0; k < plan->narrays; k++)
+        nd_release(ints[k]);
+}
+
+/* The kernels check the indices again (already checked here, so this
+ * should not fire); their report reads as the host's. */
+static void check_gpu_indices(const char *op, const NdGpuIndexError *err)
+{
+    if (err->found)
+        check_in_bounds(op, err->index, err->axis, err->axis_size);
+}
+
+/* out = a[plan] on the GPU. */
+static void gpu_gather(const char *op, NdArray *out, const NdArray *a,
+                       const IndexPlan *plan)
+{
+    NdArray *ints[ND_MAX_DIMS];
+    NdGpuIndexPlan g = gpu_plan(plan, ints);
+    NdGpuIndexError err;
+    int status = nd_gpu()->gather(out, a, &g, &err);
+    release_ints(plan, ints);
+    nd_gpu_check(op, status);
+    check_gpu_indices(op, &err);
+}
+
 /* ------------------------------------------------------------ getitem */
 
 /* Copies count runs of inner elements from src (at offsets) to dst, one
@@ -475,9 +566,14 @@ static void gather(char *dst, const char *src, const int64_t *offsets,
 
 NdArray *nd_getitem(const NdArray *a, int n, const NdIndex *index)
 {
-    nd_require_cpu("nd_getitem", a);
+    NdDevice device = check_devices("nd_getitem", a, NULL, n, index);
     IndexPlan plan;
     make_plan("nd_getitem", a, n, index, &plan);
+    if (device == ND_CUDA) {
+        NdArray *out = nd_empty_on(device, a->dtype, plan.ndim, plan.shape);
+        gpu_gather("nd_getitem", out, a, &plan);
+        return out;
+    }
     load_positions(&plan);
     NdArray *out = nd_empty(a->dtype, plan.ndim, plan.shape);
     int64_t *offsets = run_offsets("nd_getitem", &plan);
@@ -593,17 +689,58 @@ static NdArray *values_for(const NdArray *values, const IndexPlan *plan,
     return v;
 }
 
+/* np.add.at on the GPU: atomic adds when the addition runs in dst's
+ * dtype. A wider one (int64 values into uint8, float64 into float32)
+ * casts back after every single addition, which atomics cannot do: that
+ * rare case runs on host copies, which then replace dst's elements. */
+static void gpu_add_at(NdArray *dst, int n, const NdIndex *index,
+                       const NdArray *values, const IndexPlan *plan,
+                       NdDtype dtype)
+{
+    const char *op = "nd_add_at";
+    if (dtype == dst->dtype) {
+        NdArray *ints[ND_MAX_DIMS], *v = nd_as_dtype(values, dtype);
+        NdGpuIndexPlan g = gpu_plan(plan, ints);
+        NdGpuIndexError err;
+        int status = nd_gpu()->scatter_add(dst, v, &g, &err);
+        release_ints(plan, ints);
+        nd_release(v);
+        nd_gpu_check(op, status);
+        check_gpu_indices(op, &err);
+        return;
+    }
+    NdIndex on_host[ND_MAX_DIMS];
+    for (int d = 0; d < n; d++) {
+        on_host[d] = index[d];
+        if (index[d].kind == ND_INDEX_ARRAY)
+            on_host[d].array = nd_to_device(index[d].array, ND_CPU);
+    }
+    NdArray *h = nd_to_device(dst, ND_CPU);
+    NdArray *hv = nd_to_device(values, ND_CPU);
+    nd_add_at(h, n, on_host, hv);
+    nd_gpu_check(op, nd_gpu()->upload(dst->data, h->data, nd_nbytes(h)));
+    for (int d = 0; d < n; d++)
+        if (index[d].kind == ND_INDEX_ARRAY)
+            nd_release((NdArray *)on_host[d].array);
+    nd_release(h);
+    nd_release(hv);
+}
+
 void nd_add_at(NdArray *dst, int n, const NdIndex *index,
                const NdArray *values)
 {
-    nd_same_device("nd_add_at", 2, (const NdArray *const[]){dst, values});
+    NdDevice device = check_devices("nd_add_at", dst, values, n, index);
     IndexPlan plan;
     make_plan("nd_add_at", dst, n, index, &plan);
     check_values(values, &plan);
-    load_positions(&plan);
     /* The addition runs in the dtype NumPy's ufunc picks for dst and
      * values (value-based for a 0-d values), then casts back. */
     NdDtype dtype = nd_result_dtype(dst, values);
+    if (device == ND_CUDA) {
+        gpu_add_at(dst, n, index, values, &plan, dtype);
+        return;
+    }
+    load_positions(&plan);
     NdArray *v = values_for(values, &plan, dtype);
     int64_t *offsets = run_offsets("nd_add_at", &plan);
     if (dtype == dst->dtype) {

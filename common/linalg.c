@@ -1,7 +1,8 @@
 /* linalg.c - matrix products: nd_matmul, nd_matmul_t and nd_dot. A float
  * or complex product calls the BLAS routine NumPy 1.24 calls for the same
  * shapes (gemm, gemv, dot or syrk), so results agree with NumPy's to the
- * bit; integers and bools are summed in int64. */
+ * bit; integers and bools are summed in int64. On the GPU every product
+ * is one gemm (cuBLAS, or an int64 kernel). */
 #include <cblas.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -310,6 +311,47 @@ static void check_blas_limits(const char *name, const Operand *a,
                  m, k, k, n, INT_MAX);
 }
 
+/* ------------------------------------------------------------ GPU */
+
+/* x's header read as the 2-D matrix the operand is stored as: a 1-D x
+ * as a row (1, n) or a column (n, 1). */
+static NdArray as_matrix(const NdArray *x, bool as_row)
+{
+    NdArray m = *x;
+    if (x->ndim == 1) {
+        m.ndim = 2;
+        m.shape[0] = as_row ? 1 : x->shape[0];
+        m.shape[1] = as_row ? x->shape[0] : 1;
+    }
+    return m;
+}
+
+/* op(a) @ op(b) on the GPU, into a new array of dtype and shape: one
+ * gemm, on int64 copies of integer and bool operands whose result is
+ * then cast back (a bool product is "any", as on the host). */
+static NdArray *gpu_product(const char *name, const NdArray *a,
+                            bool trans_a, const NdArray *b, bool trans_b,
+                            NdDtype dtype, int ndim, const int64_t *shape)
+{
+    bool exact = !nd_dtype_is_float(dtype) && !nd_dtype_is_complex(dtype);
+    NdDtype work = exact ? ND_INT64 : dtype;
+    NdArray *ca = nd_as_dtype(a, work), *cb = nd_as_dtype(b, work);
+    NdArray *out = nd_empty_on(ND_CUDA, work, ndim, shape);
+    NdArray ma = as_matrix(ca, true), mb = as_matrix(cb, false);
+    NdArray mc = *out;                  /* (rows of op(a), cols of op(b)) */
+    mc.ndim = 2;
+    mc.shape[0] = trans_a ? ma.shape[1] : ma.shape[0];
+    mc.shape[1] = trans_b ? mb.shape[0] : mb.shape[1];
+    nd_gpu_check(name, nd_gpu()->gemm(&mc, &ma, trans_a, &mb, trans_b));
+    nd_release(ca);
+    nd_release(cb);
+    if (work == dtype)
+        return out;
+    NdArray *cast = nd_astype(out, dtype);
+    nd_release(out);
+    return cast;
+}
+
 /* ------------------------------------------------------------ products */
 
 /* op(a) @ op(b) of operands already checked: the result has the dtype
@@ -327,6 +369,11 @@ static NdArray *product(const char *name, const NdArray *a, bool trans_a,
         shape[ndim++] = oa.rows;
     if (b->ndim == 2)
         shape[ndim++] = ob.cols;
+    if (a->device == ND_CUDA) {         /* cuBLAS takes ints too */
+        check_blas_limits(name, &oa, &ob);
+        return gpu_product(name, a, trans_a, b, trans_b, dtype, ndim,
+                           shape);
+    }
     if (!nd_dtype_is_float(dtype) && !nd_dtype_is_complex(dtype)) {
         NdArray *out = nd_empty(dtype, ndim, shape);
         integer_product(a, &oa, b, &ob, out);

@@ -140,6 +140,8 @@ bool nd_array_equal(const NdArray *a, const NdArray *b);
 /* np.allclose(a, b, rtol, atol): |a-b| <= atol + rtol*|b|, broadcast. */
 bool nd_allclose(const NdArray *a, const NdArray *b, double rtol,
                  double atol);
+/* a.nbytes: the bytes its elements take, on whichever device. */
+size_t nd_nbytes(const NdArray *a);
 /* "(2, 3)", "(3,)" or "()" as Python prints a shape tuple. */
 char *nd_shape_str(const NdArray *a);
 

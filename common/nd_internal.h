@@ -1,6 +1,7 @@
 /* nd_internal.h - what the files of common/ share and nothing outside
  * them uses: allocation, checks that report through nd_error, element
- * conversion between dtypes, and the broadcast of two shapes. */
+ * conversion between dtypes, the broadcast of two shapes, and (from
+ * nd_gpu.h) the GPU half that operations on device arrays call. */
 #ifndef ND_INTERNAL_H
 #define ND_INTERNAL_H
 
@@ -8,6 +9,7 @@
 
 #include "nd.h"
 #include "nd_broadcast.h"
+#include "nd_gpu.h"
 
 /* Room for a shape written as "(2,3)" or "(2, 3)". */
 enum { ND_SHAPE_TEXT = ND_MAX_DIMS * 22 + 8 };
@@ -29,8 +31,9 @@ int nd_normalize_axis(const char *op, int axis, int ndim);
 
 /* Devices: every public operation on arrays starts with one of these.
  * nd_require_cpu refuses a device array with a message that names the
- * conversion; nd_same_device refuses operands on different devices and
- * returns their common device. */
+ * conversion (for routines that run only on the host); nd_same_device
+ * refuses operands on different devices, or on the GPU while GPU
+ * support is off, and returns their common device. */
 void nd_require_cpu(const char *op, const NdArray *a);
 NdDevice nd_same_device(const char *op, int n, const NdArray *const *arrays);
 /* Frees the device memory of a device array (called by nd_release). */

@@ -136,22 +136,27 @@ NdArray *nd_ones(NdDtype dtype, int ndim, const int64_t *shape)
     return new_filled("nd_ones", dtype, ndim, shape, 1.0);
 }
 
+/* An array of a's dtype and shape, on a's device, filled with value. */
+static NdArray *filled_like(const char *op, const NdArray *a, double value)
+{
+    if (nd_same_device(op, 1, &a) == ND_CUDA)
+        return nd_gpu_full(op, a->dtype, a->ndim, a->shape, value);
+    return new_filled(op, a->dtype, a->ndim, a->shape, value);
+}
+
 NdArray *nd_zeros_like(const NdArray *a)
 {
-    nd_require_cpu("nd_zeros_like", a);
-    return nd_zeros(a->dtype, a->ndim, a->shape);
+    return filled_like("nd_zeros_like", a, 0.0);
 }
 
 NdArray *nd_ones_like(const NdArray *a)
 {
-    nd_require_cpu("nd_ones_like", a);
-    return nd_ones(a->dtype, a->ndim, a->shape);
+    return filled_like("nd_ones_like", a, 1.0);
 }
 
 NdArray *nd_full_like(const NdArray *a, double value)
 {
-    nd_require_cpu("nd_full_like", a);
-    return nd_full(a->dtype, a->ndim, a->shape, value);
+    return filled_like("nd_full_like", a, value);
 }
 
 NdArray *nd_scalar(double value)
@@ -248,7 +253,8 @@ NdArray *nd_eye(int64_t n, NdDtype dtype)
 /* A new array holding a's elements converted to dtype. */
 static NdArray *converted(const char *op, const NdArray *a, NdDtype dtype)
 {
-    nd_require_cpu(op, a);
+    if (nd_same_device(op, 1, &a) == ND_CUDA)
+        return nd_gpu_astype(op, a, dtype);
     NdArray *out = new_array(op, dtype, a->ndim, a->shape);
     nd_cast_buffer(out->data, dtype, a->data, a->dtype, a->size);
     return out;
@@ -303,36 +309,51 @@ static void check_flat_index(const char *op, const NdArray *a, int64_t i)
 
 double nd_get_flat(const NdArray *a, int64_t i)
 {
-    nd_require_cpu("nd_get_flat", a);
+    NdDevice device = nd_same_device("nd_get_flat", 1, &a);
     check_flat_index("nd_get_flat", a, i);
+    if (device == ND_CUDA)
+        return nd_gpu_get("nd_get_flat", a, i);
     return nd_load(a->data, a->dtype, i);
 }
 
 void nd_set_flat(NdArray *a, int64_t i, double value)
 {
-    nd_require_cpu("nd_set_flat", a);
+    NdDevice device = nd_same_device("nd_set_flat", 1,
+                                     (const NdArray *const[]){a});
     check_flat_index("nd_set_flat", a, i);
-    nd_store(a->data, a->dtype, i, value);
+    if (device == ND_CUDA)
+        nd_gpu_set("nd_set_flat", a, i, value);
+    else
+        nd_store(a->data, a->dtype, i, value);
 }
 
 double nd_item(const NdArray *a)
 {
-    nd_require_cpu("nd_item", a);
+    NdDevice device = nd_same_device("nd_item", 1, &a);
     if (a->size != 1)
         nd_error("nd_item", "can only convert an array of size 1 to a "
                  "number (this one has %" PRId64 " elements)", a->size);
+    if (device == ND_CUDA)
+        return nd_gpu_get("nd_item", a, 0);
     return nd_load(a->data, a->dtype, 0);
+}
+
+size_t nd_nbytes(const NdArray *a)
+{
+    return (size_t)a->size * nd_dtype_size(a->dtype);
 }
 
 bool nd_array_equal(const NdArray *a, const NdArray *b)
 {
-    nd_require_cpu("nd_array_equal", a);
-    nd_require_cpu("nd_array_equal", b);
+    NdDevice device = nd_same_device("nd_array_equal", 2,
+                                     (const NdArray *const[]){a, b});
     if (a->ndim != b->ndim)
         return false;
     for (int d = 0; d < a->ndim; d++)
         if (a->shape[d] != b->shape[d])
             return false;
+    if (device == ND_CUDA)              /* equal: close within 0 */
+        return nd_gpu_allclose("nd_array_equal", a, b, 0, 0);
     for (int64_t i = 0; i < a->size; i++)
         if (nd_load_complex(a->data, a->dtype, i) !=
             nd_load_complex(b->data, b->dtype, i))
@@ -348,10 +369,12 @@ static bool is_finite(double complex z)
 bool nd_allclose(const NdArray *a, const NdArray *b, double rtol,
                  double atol)
 {
-    nd_require_cpu("nd_allclose", a);
-    nd_require_cpu("nd_allclose", b);
+    NdDevice device = nd_same_device("nd_allclose", 2,
+                                     (const NdArray *const[]){a, b});
     int64_t shape[ND_MAX_DIMS];
     int ndim = nd_broadcast_shapes("nd_allclose", a, b, shape);
+    if (device == ND_CUDA)
+        return nd_gpu_allclose("nd_allclose", a, b, rtol, atol);
     int64_t sa[ND_MAX_DIMS], sb[ND_MAX_DIMS], size = 1;
     nd_broadcast_strides(ndim, shape, a->ndim, a->shape, sa);
     nd_broadcast_strides(ndim, shape, b->ndim, b->shape, sb);
@@ -394,6 +417,10 @@ void nd_copyto(NdArray *dst, const NdArray *src)
 {
     nd_same_device("nd_copyto", 2, (const NdArray *const[]){dst, src});
     check_broadcasts_into("nd_copyto", dst, src);
+    if (dst->device == ND_CUDA) {
+        nd_gpu_copyto("nd_copyto", dst, src);
+        return;
+    }
     if (src->size == dst->size) {
         nd_cast_buffer(dst->data, dst->dtype, src->data, src->dtype,
                        dst->size);
@@ -445,8 +472,11 @@ static void update_in_place(const char *op, BinaryFn fn, NdArray *dst,
                  "rule 'same_kind'", nd_dtype_name(dtype),
                  nd_dtype_name(dst->dtype));
     NdArray *result = fn(dst, v);      /* dst's shape */
-    nd_cast_buffer(dst->data, dst->dtype, result->data, result->dtype,
-                   dst->size);
+    if (dst->device == ND_CUDA)
+        nd_gpu_copyto(op, dst, result);
+    else
+        nd_cast_buffer(dst->data, dst->dtype, result->data, result->dtype,
+                       dst->size);
     nd_release(result);
 }
 

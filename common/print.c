@@ -1,7 +1,8 @@
 /* print.c - str() and repr() of arrays exactly as NumPy 1.24 prints them
  * with its default options, ported from numpy/core/arrayprint.py: one
  * format fitted to all the shown elements, then rows wrapped at 75
- * columns and long arrays summarised with "...". */
+ * columns and long arrays summarised with "...". A device array prints
+ * from a copy on the host, as CuPy's does. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
@@ -713,9 +714,20 @@ static void array_to_text(Text *out, const NdArray *a, const char *separator,
 
 /* ------------------------------------------------------------ public */
 
+/* A device array prints as CuPy's does: from a copy on the host. */
+static char *printed_from_host(char *(*print)(const NdArray *),
+                               const NdArray *a)
+{
+    NdArray *host = nd_to_device(a, ND_CPU);
+    char *text = print(host);
+    nd_release(host);
+    return text;
+}
+
 char *nd_str(const NdArray *a)
 {
-    nd_require_cpu("nd_str", a);
+    if (nd_same_device("nd_str", 1, &a) == ND_CUDA)
+        return printed_from_host(nd_str, a);
     Text t = {.op = "nd_str"};
     if (a->ndim == 0)
         put_scalar_str(&t, a);
@@ -736,7 +748,8 @@ static bool dtype_is_implied(NdDtype dtype)
 
 char *nd_repr(const NdArray *a)
 {
-    nd_require_cpu("nd_repr", a);
+    if (nd_same_device("nd_repr", 1, &a) == ND_CUDA)
+        return printed_from_host(nd_repr, a);
     static const char prefix[] = "array(";
     int prefix_length = (int)strlen(prefix);
     bool show_dtype = !dtype_is_implied(a->dtype) || a->size == 0;
@@ -774,7 +787,7 @@ char *nd_repr(const NdArray *a)
 
 char *nd_str_indented(const NdArray *a, int indent)
 {
-    nd_require_cpu("nd_str_indented", a);
+    nd_same_device("nd_str_indented", 1, &a);   /* nd_str copies it */
     if (indent < 0)
         nd_error("nd_str_indented", "indent must be >= 0, got %d", indent);
     char *plain = nd_str(a);
@@ -790,7 +803,7 @@ char *nd_str_indented(const NdArray *a, int indent)
 
 void nd_print(const NdArray *a)
 {
-    nd_require_cpu("nd_print", a);
+    nd_same_device("nd_print", 1, &a);
     char *text = nd_str(a);
     puts(text);
     free(text);

@@ -1,6 +1,8 @@
 /* random.c - NumPy's legacy np.random, bit for bit: one global MT19937
  * generator and the draws np.random.rand, randn, randint, uniform,
- * permutation and shuffle make from it (NumPy's legacy randomkit). */
+ * permutation and shuffle make from it (NumPy's legacy randomkit). The
+ * generator lives on the host: a GPU run draws here and moves the
+ * arrays, so it starts from the same numbers as a CPU run. */
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /* reduce.c - reductions over any set of axes: sum and mean (adding in
  * exactly NumPy's order, so float results agree bit for bit), max and
- * min, and argmax. */
+ * min, and argmax. Device arrays are reduced by the GPU half. */
 #include <math.h>
 #include <string.h>
 
@@ -20,10 +20,17 @@
  */
 enum { NUMPY_BUFSIZE = 8192, PW_BLOCKSIZE = 128 };
 
+/* The float sum kernels are compiled once per instruction set and the
+ * loader picks the widest the CPU has. The order of the additions is
+ * the same in each: the eight accumulators of pairwise_sum become the
+ * lanes of one vector, so results stay bit-identical, only faster. */
+#define VECTOR_CLONES \
+    __attribute__((target_clones("avx512f", "avx2", "default")))
+
 /* pairwise_sum: under 8 elements a plain loop; up to PW_BLOCKSIZE eight
  * accumulators; above, two halves (split at a multiple of 8). */
 #define PAIRWISE_SUM(NAME, T)                                             \
-    static T NAME(const T *a, int64_t n)                                  \
+    VECTOR_CLONES static T NAME(const T *a, int64_t n)                    \
     {                                                                     \
         if (n < 8) {                                                      \
             T sum = 0;                                                    \
@@ -159,7 +166,8 @@ static void sum_across_i64(void *acc_, const void *row_, int64_t n)
 }
 
 #define ACROSS(NAME, T, COMBINE)                                          \
-    static void NAME(void *acc_, const void *row_, int64_t n)             \
+    VECTOR_CLONES static void NAME(void *acc_, const void *row_,          \
+                                   int64_t n)                             \
     {                                                                     \
         T *acc = acc_;                                                    \
         const T *row = row_;                                              \
@@ -343,13 +351,23 @@ static void run_plan(const Plan *p, const Reduction *r, NdArray *out,
     }
 }
 
-/* Reduces a (cast to dtype) over the given axes; *count receives the
- * number of elements folded into each result. */
-static NdArray *reduce(const char *op, const Reduction *r, NdDtype dtype,
-                       const NdArray *a, int naxes, const int *axes,
-                       bool keepdims, int64_t *count)
+/* The reduced axes as the GPU half takes them: bit d for axis d. */
+static unsigned axis_bits(const bool reduced[ND_MAX_DIMS])
 {
-    nd_require_cpu(op, a);
+    unsigned bits = 0;
+    for (int d = 0; d < ND_MAX_DIMS; d++)
+        bits |= (unsigned)reduced[d] << d;
+    return bits;
+}
+
+/* Reduces a (cast to dtype) over the given axes; *count receives the
+ * number of elements folded into each result. A device array goes to
+ * the GPU's gpu_op, which for ND_GPU_MEAN also divides by the count. */
+static NdArray *reduce(const char *op, const Reduction *r, NdGpuReduce gpu_op,
+                       NdDtype dtype, const NdArray *a, int naxes,
+                       const int *axes, bool keepdims, int64_t *count)
+{
+    NdDevice device = nd_same_device(op, 1, &a);
     bool reduced[ND_MAX_DIMS];
     parse_axes(op, a, naxes, axes, reduced);
     if (!r->along[dtype])
@@ -368,7 +386,13 @@ static NdArray *reduce(const char *op, const Reduction *r, NdDtype dtype,
         nd_error(op, "zero-size array to reduction operation %s which has "
                  "no identity", r->numpy_name);
     NdArray *in = nd_as_dtype(a, dtype);
-    NdArray *out = nd_empty(dtype, ndim, shape);
+    NdArray *out = nd_empty_on(device, dtype, ndim, shape);
+    if (device == ND_CUDA) {
+        nd_gpu_check(op, nd_gpu()->reduce(gpu_op, out, in,
+                                          axis_bits(reduced)));
+        nd_release(in);
+        return out;
+    }
     fill_identity(out, r->identity);
     if (in->size > 0) {
         Plan plan = make_plan(in, reduced);
@@ -389,22 +413,22 @@ static NdDtype sum_dtype(NdDtype dtype)
 NdArray *nd_sum(const NdArray *a, int naxes, const int *axes, bool keepdims)
 {
     int64_t count;
-    return reduce("nd_sum", &sum_reduction, sum_dtype(a->dtype), a, naxes,
-                  axes, keepdims, &count);
+    return reduce("nd_sum", &sum_reduction, ND_GPU_SUM, sum_dtype(a->dtype),
+                  a, naxes, axes, keepdims, &count);
 }
 
 NdArray *nd_max(const NdArray *a, int naxes, const int *axes, bool keepdims)
 {
     int64_t count;
-    return reduce("nd_max", &max_reduction, a->dtype, a, naxes, axes,
-                  keepdims, &count);
+    return reduce("nd_max", &max_reduction, ND_GPU_MAX, a->dtype, a, naxes,
+                  axes, keepdims, &count);
 }
 
 NdArray *nd_min(const NdArray *a, int naxes, const int *axes, bool keepdims)
 {
     int64_t count;
-    return reduce("nd_min", &min_reduction, a->dtype, a, naxes, axes,
-                  keepdims, &count);
+    return reduce("nd_min", &min_reduction, ND_GPU_MIN, a->dtype, a, naxes,
+                  axes, keepdims, &count);
 }
 
 /* ------------------------------------------------------------ mean */
@@ -445,9 +469,10 @@ NdArray *nd_mean(const NdArray *a, int naxes, const int *axes,
     /* np.mean sums integers and bools as float64 (not int64). */
     NdDtype dtype = sum_dtype(a->dtype) == ND_INT64 ? ND_FLOAT64 : a->dtype;
     int64_t count;
-    NdArray *out = reduce("nd_mean", &sum_reduction, dtype, a, naxes, axes,
-                          keepdims, &count);
-    divide_by_count(out, count);
+    NdArray *out = reduce("nd_mean", &sum_reduction, ND_GPU_MEAN, dtype, a,
+                          naxes, axes, keepdims, &count);
+    if (out->device == ND_CPU)          /* the GPU divided already */
+        divide_by_count(out, count);
     return out;
 }
 
@@ -491,7 +516,7 @@ static const ArgmaxKernel argmax_kernels[ND_NUM_DTYPES] = {
 NdArray *nd_argmax(const NdArray *a, int axis)
 {
     const char *op = "nd_argmax";
-    nd_require_cpu(op, a);
+    NdDevice device = nd_same_device(op, 1, &a);
     ArgmaxKernel kernel = argmax_kernels[a->dtype];
     if (!kernel)
         nd_error(op, "not supported for the dtype %s",
@@ -499,8 +524,11 @@ NdArray *nd_argmax(const NdArray *a, int axis)
     if (axis == ND_NO_AXIS) {           /* the flattened array */
         if (a->size == 0)
             nd_error(op, "attempt to get argmax of an empty sequence");
-        NdArray *out = nd_empty(ND_INT64, 0, NULL);
-        kernel(out->data, a->data, 1, a->size, 1);
+        NdArray *out = nd_empty_on(device, ND_INT64, 0, NULL);
+        if (device == ND_CUDA)
+            nd_gpu_check(op, nd_gpu()->argmax(out, a, -1));
+        else
+            kernel(out->data, a->data, 1, a->size, 1);
         return out;
     }
     int ax = nd_normalize_axis(op, axis, a->ndim);
@@ -518,7 +546,10 @@ NdArray *nd_argmax(const NdArray *a, int axis)
     if (n == 0)
         nd_error(op, "attempt to get argmax of an empty sequence "
                  "(axis %d has size 0)", axis);
-    NdArray *out = nd_empty(ND_INT64, ndim, shape);
-    kernel(out->data, a->data, outer, n, inner);
+    NdArray *out = nd_empty_on(device, ND_INT64, ndim, shape);
+    if (device == ND_CUDA)
+        nd_gpu_check(op, nd_gpu()->argmax(out, a, ax));
+    else
+        kernel(out->data, a->data, outer, n, inner);
     return out;
 }

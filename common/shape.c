@@ -1,6 +1,8 @@
 /* shape.c - operations on the shape of an array: views that share its
  * data (reshape, expand_dims, squeeze) and copies that move elements
- * (transpose, broadcast_to, sum_to, flatten, concatenate, stack). */
+ * (transpose, broadcast_to, sum_to, flatten, concatenate, stack). The
+ * views work alike on both devices; the GPU half does a device array's
+ * copies. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,7 +173,12 @@ NdArray *nd_squeeze(const NdArray *a, int naxes, const int *axes)
 
 NdArray *nd_flatten(const NdArray *a)
 {
-    nd_require_cpu("nd_flatten", a);
+    if (nd_same_device("nd_flatten", 1, &a) == ND_CUDA) {
+        NdArray flat = *a;              /* a's header, shape (size,) */
+        flat.ndim = 1;
+        flat.shape[0] = a->size;
+        return nd_gpu_astype("nd_flatten", &flat, a->dtype);
+    }
     return nd_from_buffer(a->dtype, 1, &a->size, a->data);
 }
 
@@ -199,7 +206,7 @@ static void transpose_2d(NdArray *out, const NdArray *in)
 NdArray *nd_transpose(const NdArray *a, int naxes, const int *axes)
 {
     const char *op = "nd_transpose";
-    nd_require_cpu(op, a);
+    NdDevice device = nd_same_device(op, 1, &a);
     int perm[ND_MAX_DIMS];              /* out axis d is a's perm[d] */
     if (naxes == 0 && !axes) {
         for (int d = 0; d < a->ndim; d++)
@@ -227,10 +234,12 @@ NdArray *nd_transpose(const NdArray *a, int naxes, const int *axes)
         shape[d] = a->shape[perm[d]];
         strides[d] = a_strides[perm[d]];
     }
-    NdArray *out = nd_empty(a->dtype, a->ndim, shape);
+    NdArray *out = nd_empty_on(device, a->dtype, a->ndim, shape);
     if (out->size == 0)
         return out;
-    if (a->ndim == 2 && perm[0] == 1)
+    if (device == ND_CUDA)
+        nd_gpu_gather(op, out, a, strides);
+    else if (a->ndim == 2 && perm[0] == 1)
         transpose_2d(out, a);
     else
         gather(out, a, strides);
@@ -240,7 +249,7 @@ NdArray *nd_transpose(const NdArray *a, int naxes, const int *axes)
 NdArray *nd_broadcast_to(const NdArray *a, int ndim, const int64_t *shape)
 {
     const char *op = "nd_broadcast_to";
-    nd_require_cpu(op, a);
+    NdDevice device = nd_same_device(op, 1, &a);
     check_ndim(op, ndim);
     for (int d = 0; d < ndim; d++)
         if (shape[d] < 0)
@@ -261,10 +270,12 @@ NdArray *nd_broadcast_to(const NdArray *a, int ndim, const int64_t *shape)
                      nd_shape_text(from, a),
                      nd_format_shape(to, ndim, shape, false));
     }
-    NdArray *out = nd_empty(a->dtype, ndim, shape);
+    NdArray *out = nd_empty_on(device, a->dtype, ndim, shape);
     int64_t strides[ND_MAX_DIMS];       /* 0 along broadcast axes */
     nd_broadcast_strides(ndim, shape, a->ndim, a->shape, strides);
-    if (out->size > 0)
+    if (out->size > 0 && device == ND_CUDA)
+        nd_gpu_gather(op, out, a, strides);
+    else if (out->size > 0)
         gather(out, a, strides);
     return out;
 }
@@ -275,7 +286,7 @@ NdArray *nd_broadcast_to(const NdArray *a, int ndim, const int64_t *shape)
 NdArray *nd_sum_to(const NdArray *a, int ndim, const int64_t *shape)
 {
     const char *op = "nd_sum_to";
-    nd_require_cpu(op, a);
+    nd_same_device(op, 1, &a);
     nd_check_shape(op, ndim, shape);
     int lead = a->ndim - ndim;
     bool reachable = lead >= 0;
@@ -305,9 +316,13 @@ NdArray *nd_sum_to(const NdArray *a, int ndim, const int64_t *shape)
 /* Fills out, the arrays joined: for each of outer blocks, the next chunk
  * of each array in turn (an array's chunk is its size / outer), cast to
  * out's dtype. */
-static void join_chunks(NdArray *out, int n, NdArray *const *arrays,
-                        int64_t outer)
+static void join_chunks(const char *op, NdArray *out, int n,
+                        NdArray *const *arrays, int64_t outer)
 {
+    if (out->device == ND_CUDA) {
+        nd_gpu_join(op, out, n, arrays, outer);
+        return;
+    }
     size_t out_elsize = nd_dtype_size(out->dtype);
     char *dst = out->data;
     for (int64_t o = 0; o < outer; o++)
@@ -328,7 +343,6 @@ static NdDtype check_join(const char *op, int n, NdArray *const *arrays)
         nd_error(op, "need at least one array to %s",
                  strcmp(op, "nd_stack") == 0 ? "stack" : "concatenate");
     nd_same_device(op, n, (const NdArray *const *)arrays);
-    nd_require_cpu(op, arrays[0]);
     NdDtype dtype = arrays[0]->dtype;
     for (int i = 1; i < n; i++)
         dtype = nd_promote(dtype, arrays[i]->dtype);
@@ -363,12 +377,12 @@ NdArray *nd_concatenate(int n, NdArray *const *arrays, int axis)
                          a->shape[d]);
         shape[ax] += a->shape[ax];
     }
-    NdArray *out = nd_empty(dtype, first->ndim, shape);
+    NdArray *out = nd_empty_on(first->device, dtype, first->ndim, shape);
     int64_t outer = 1;                  /* the axes before ax */
     for (int d = 0; d < ax; d++)
         outer *= shape[d];
     if (out->size > 0)
-        join_chunks(out, n, arrays, outer);
+        join_chunks(op, out, n, arrays, outer);
     return out;
 }
 
@@ -401,8 +415,9 @@ NdArray *nd_stack(int n, NdArray *const *arrays, int axis)
         if (d < ax)
             outer *= shape[d];
     }
-    NdArray *out = nd_empty(dtype, first->ndim + 1, shape);
+    NdArray *out = nd_empty_on(first->device, dtype, first->ndim + 1,
+                               shape);
     if (out->size > 0)
-        join_chunks(out, n, arrays, outer);
+        join_chunks(op, out, n, arrays, outer);
     return out;
 }

@@ -133,17 +133,17 @@ int copy_strided(void *dst, const int64_t *dst_strides, const void *src,
 
 /* ------------------------------------------------------------ binary */
 
-/* Integer powers by squaring, as the CPU half computes them. */
+/* Integer powers by squaring, wrapping as the CPU half's do. */
 __device__ inline int64_t ipow(int64_t base, int64_t exp)
 {
-    int64_t result = 1;
+    uint64_t result = 1, factor = (uint64_t)base;
     while (exp > 0) {
         if (exp & 1)
-            result *= base;
-        base *= base;
+            result *= factor;
+        factor *= factor;
         exp >>= 1;
     }
-    return result;
+    return (int64_t)result;
 }
 
 /* Which dtypes each operation takes: the CPU half's kernel table. */
@@ -163,15 +163,25 @@ template <int OP, class T> constexpr bool binary_supported()
 
 template <int OP> constexpr bool is_comparison = OP >= ND_GPU_EQ;
 
+template <class T> constexpr bool is_int64 = std::is_same<T, int64_t>::value;
+
+/* int64 sums, differences and products wrap, computed unsigned. */
+#define ND_GPU_WRAP(x, OP, y) ((int64_t)((uint64_t)(x) OP (uint64_t)(y)))
+
 template <int OP, class T>
 __device__ inline auto binary_element(T x, T y)
 {
     if constexpr (OP == ND_GPU_ADD) {
-        if constexpr (is_bool<T>) return x || y; else return T(x + y);
+        if constexpr (is_bool<T>) return x || y;
+        else if constexpr (is_int64<T>) return ND_GPU_WRAP(x, +, y);
+        else return T(x + y);
     } else if constexpr (OP == ND_GPU_SUB) {
-        return T(x - y);
+        if constexpr (is_int64<T>) return ND_GPU_WRAP(x, -, y);
+        else return T(x - y);
     } else if constexpr (OP == ND_GPU_MUL) {
-        if constexpr (is_bool<T>) return x && y; else return T(x * y);
+        if constexpr (is_bool<T>) return x && y;
+        else if constexpr (is_int64<T>) return ND_GPU_WRAP(x, *, y);
+        else return T(x * y);
     } else if constexpr (OP == ND_GPU_DIV) {
         return x / y;
     } else if constexpr (OP == ND_GPU_POW) {
@@ -263,12 +273,14 @@ template <int OP, class T>
 __device__ inline auto unary_element(T x)
 {
     if constexpr (OP == ND_GPU_NEG) {
-        return T(-x);
+        if constexpr (std::is_same<T, int64_t>::value)
+            return (int64_t)(0 - (uint64_t)x);  /* -INT64_MIN wraps */
+        else return T(-x);
     } else if constexpr (OP == ND_GPU_ABS) {
         if constexpr (is_complex<T>) return cuda::std::abs(x);
         else if constexpr (is_float<T>) return T(fabs(x));
         else if constexpr (std::is_same<T, int64_t>::value)
-            return x < 0 ? -x : x;
+            return x < 0 ? (int64_t)(0 - (uint64_t)x) : x;
         else return x;                      /* uint8, bool */
     } else if constexpr (is_complex<T>) {
         if constexpr (OP == ND_GPU_EXP) return cuda::std::exp(x);
@@ -392,8 +404,14 @@ int clip(NdArray *out, const NdArray *a, double lo, double hi)
 
 /* ------------------------------------------------------------ allclose */
 
-/* Sets *mismatch where |x - y| > atol + rtol * |y| (or either is NaN);
- * equal values, infinities included, always match. */
+__device__ inline bool finite(c128 z)
+{
+    return isfinite(z.real()) && isfinite(z.imag());
+}
+
+/* Sets *mismatch where |x - y| > atol + rtol * |y|, or where x and y
+ * differ and either is not finite; equal values (infinities too) match,
+ * as in the CPU half's nd_allclose. */
 template <class A, class B>
 __global__ void allclose_kernel(int *mismatch, const A *a, Reader ra,
                                 const B *b, Reader rb, double rtol,
@@ -403,7 +421,8 @@ __global__ void allclose_kernel(int *mismatch, const A *a, Reader ra,
         c128 x = convert<c128>(a[ra.at(i)]), y = convert<c128>(b[rb.at(i)]);
         if (x == y)
             continue;
-        if (!(cuda::std::abs(x - y) <= atol + rtol * cuda::std::abs(y)))
+        if (!finite(x) || !finite(y) ||
+            !(cuda::std::abs(x - y) <= atol + rtol * cuda::std::abs(y)))
             *mismatch = 1;
     }
 }

@@ -1,10 +1,11 @@
 /* test_gpu.c - the GPU half against the CPU half, which is the oracle:
  * every test body computes an operation on host arrays and on the same
- * inputs moved to a device, and compares (tolerances per dtype). Each
- * body runs once per device: on the CPU the comparison is trivial but
- * the body still runs; without a GPU the CUDA cases are skipped, so
- * cmocka reports them rather than hiding them. `test_gpu --gpu-only`
- * (make test-gpu) runs the CUDA cases alone and fails without a GPU. */
+ * inputs moved to a device, and compares: equal results (tolerances per
+ * dtype) or the same refusal. Each body runs once per device: on the CPU
+ * the comparison is trivial but the body still runs; without a GPU the
+ * CUDA cases are skipped, so cmocka reports them rather than hiding
+ * them. `test_gpu --gpu-only` (make test-gpu) runs the CUDA cases alone
+ * and fails without a GPU. */
 #include <complex.h>
 #include <math.h>
 
@@ -413,6 +414,8 @@ static void test_transfer_round_trip(void **state)
             NdArray *a = sample(all_dtypes[k], SHAPE_OF(shapes[s]));
             NdArray *d = on(device, a);
             assert_int_equal(d->device, device);
+            assert_int_equal(nd_nbytes(d), a->size *
+                             (int64_t)nd_dtype_size(a->dtype));
             NdArray *again = on(device, d);         /* already there */
             assert_ptr_equal(again, d);
             nd_release(again);
@@ -437,7 +440,8 @@ static void test_elements(void **state)
         EXPECT_ND_ERROR(nd_get_flat(d, 6), "out of bounds");
         NdArray *s = nd_sum(d, ND_ALL_AXES, false), *t = nd_sum(a, ND_ALL_AXES,
                                                                 false);
-        assert_true(fabs(nd_item(s) - nd_item(t)) <= 1e-5 * fabs(nd_item(t)));
+        assert_true(fabs(nd_item(s) - nd_item(t)) <=
+                    1e-5 * (1 + fabs(nd_item(t))));
         RELEASE(a, d, s, t);
     }
 }
@@ -643,7 +647,7 @@ static void test_where(void **state)
         NdArray *b0 = nd_scalar_of(ND_FLOAT32, 0.5);       /* 0-d */
         EXPECT_BOTH(device, call_where, 0, cond, a, b);
         EXPECT_BOTH(device, call_where, 0, icond, a, b0);
-        EXPECT_BOTH(device, call_where, 0, icond, b, cond);  /* refused */
+        EXPECT_BOTH(device, call_where, 0, icond, b, cond);  /* bools */
         RELEASE(cond, icond, a, b, b0);
     }
 }
@@ -1029,23 +1033,20 @@ static void test_fft(void **state)
 
 /* ------------------------------------------------------------ random */
 
-/* Drawn on the host, then copied: the same numbers on both devices;
- * shuffling a device array consumes the generator as on the host. */
-static void test_random_and_shuffle(void **state)
+/* The generator lives on the host: a GPU run draws there and moves
+ * the arrays, so it starts from the same numbers as a CPU run. */
+static void test_random(void **state)
 {
     NdDevice device = device_of(state);
     nd_random_seed(7);
     NdArray *a = nd_random_randn(ND_SHAPE(6, 2));
-    nd_random_shuffle(a);
-    NdArray *after_host = nd_random_rand(ND_SHAPE(3));
+    NdArray *p = nd_random_permutation(6);
     nd_random_seed(7);
     NdArray *h = nd_random_randn(ND_SHAPE(6, 2));
-    NdArray *d = on(device, h);
-    nd_random_shuffle(d);
-    NdArray *after_device = nd_random_rand(ND_SHAPE(3));
-    expect_close(device, a, d, 0);
-    assert_true(nd_array_equal(after_host, after_device));
-    RELEASE(h, after_host, after_device);
+    NdArray *q = nd_random_permutation(6);
+    expect_close(device, a, on(device, h), 0);
+    expect_close(device, p, on(device, q), 0);
+    RELEASE(h, q);
 }
 
 /* ------------------------------------------------------------ printing */
@@ -1071,12 +1072,16 @@ static void test_print(void **state)
 
 /* ------------------------------------------------------------ devices */
 
-/* Mixing devices names each operand's place and the conversion. */
-static void test_mixing_devices_is_refused(void **state)
+/* Mixing devices names each operand's place and the conversion; so
+ * does a host-only routine (shuffling: the generator is on the host). */
+static void test_refusals(void **state)
 {
     NdDevice device = device_of(state);
     NdArray *h = nd_ones(ND_FLOAT32, ND_SHAPE(2, 2));
     NdArray *d = on(device, h);
+    EXPECT_ND_ERROR(nd_random_shuffle(d), "nd_random_shuffle: the array is "
+                    "on device cuda but nd_random_shuffle runs on the host; "
+                    "convert it first with nd_to_device(a, ND_CPU)");
     EXPECT_ND_ERROR(nd_add(h, d), "nd_add: operands are on different "
                     "devices: operand 1 on cpu, operand 2 on cuda; move one "
                     "with nd_to_device()");
@@ -1136,7 +1141,7 @@ static const NdDevice on_cpu = ND_CPU, on_cuda = ND_CUDA;
     X(reductions_with_nan), X(argmax), X(reshape_and_views), \
     X(transpose), X(broadcast_and_sum_to), X(concatenate_and_stack), \
     X(matmul), X(matmul_t), X(getitem), X(add_at), X(fft), \
-    X(random_and_shuffle), X(print)
+    X(random), X(print)
 #define CUDA_ONLY(NAME) \
     {"cuda/" #NAME, test_##NAME, NULL, NULL, (void *)&on_cuda}
 
@@ -1150,7 +1155,7 @@ int main(int argc, char **argv)
         }
         const struct CMUnitTest gpu_tests[] = {
             ALL_BODIES(CUDA_ONLY),
-            CUDA_ONLY(mixing_devices_is_refused),
+            CUDA_ONLY(refusals),
             CUDA_ONLY(memory_pool_reuses_blocks),
         };
         return cmocka_run_group_tests_name("common/gpu (cuda only)",
@@ -1161,7 +1166,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_off_refuses_to_move),
         cmocka_unit_test(test_index_offsets),
         ALL_BODIES(PER_DEVICE),
-        CUDA_ONLY(mixing_devices_is_refused),
+        CUDA_ONLY(refusals),
         CUDA_ONLY(memory_pool_reuses_blocks),
     };
     return cmocka_run_group_tests_name("common/gpu", tests, NULL, NULL);

@@ -348,7 +348,8 @@ static void test_device_errors(void **state)
     EXPECT_ND_ERROR(nd_matmul(a, &gpu), "nd_matmul: operands are on "
                     "different devices");
     EXPECT_ND_ERROR(nd_matmul_t(&gpu, true, a, false), "nd_matmul_t: ");
-    EXPECT_ND_ERROR(nd_dot(&gpu, &gpu), "nd_dot: ");
+    if (!nd_gpu_available())        /* else it would reach cuBLAS */
+        EXPECT_ND_ERROR(nd_dot(&gpu, &gpu), "nd_dot: ");
     nd_release(a);
 }
 

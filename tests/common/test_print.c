@@ -619,11 +619,14 @@ static void test_errors(void **state)
                     "nd_str_indented: indent must be >= 0, got -1");
     NdArray on_gpu = *a;             /* a look-alike that claims a device */
     on_gpu.device = ND_CUDA;
-    EXPECT_ND_ERROR(nd_str(&on_gpu), "nd_str: the array is on device cuda");
-    EXPECT_ND_ERROR(nd_repr(&on_gpu), "nd_repr: the array is on device");
-    EXPECT_ND_ERROR(nd_str_indented(&on_gpu, 9),
-                    "nd_str_indented: the array is on device");
-    EXPECT_ND_ERROR(nd_print(&on_gpu), "nd_print: the array is on device");
+    if (!nd_gpu_available()) {       /* else it would be copied back */
+        EXPECT_ND_ERROR(nd_str(&on_gpu),
+                        "nd_str: the operands are on device cuda");
+        EXPECT_ND_ERROR(nd_repr(&on_gpu), "nd_repr: the operands are on");
+        EXPECT_ND_ERROR(nd_str_indented(&on_gpu, 9),
+                        "nd_str_indented: the operands are on");
+        EXPECT_ND_ERROR(nd_print(&on_gpu), "nd_print: the operands are on");
+    }
     nd_release(a);
 }
 

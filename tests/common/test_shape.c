@@ -13,7 +13,10 @@ static NdArray *arange_shaped(NdDtype dtype, int ndim, const int64_t *shape)
     return a;
 }
 
-/* An array header that claims to live on the GPU. */
+/* An array header that claims to live on the GPU. Without GPU support
+ * it is refused; with it, it would reach a real kernel, so the checks
+ * that pass it alone run only while the GPU is off (test_gpu.c tests
+ * real device arrays). */
 static NdArray on_gpu(const NdArray *a)
 {
     NdArray fake = *a;
@@ -97,7 +100,8 @@ static void test_reshape_errors(void **state)
     EXPECT_ND_ERROR(nd_reshape(a, ND_SCALAR_SHAPE),
                     "cannot reshape array of size 6 into shape ()");
     NdArray gpu = on_gpu(a);
-    EXPECT_ND_ERROR(nd_reshape(&gpu, ND_SHAPE(2, 3)), "nd_reshape");
+    if (!nd_gpu_available())
+        EXPECT_ND_ERROR(nd_reshape(&gpu, ND_SHAPE(2, 3)), "nd_reshape");
     nd_release(a);
 }
 
@@ -125,7 +129,8 @@ static void test_expand_dims(void **state)
     EXPECT_ND_ERROR(nd_expand_dims(a, -4),
                     "nd_expand_dims: axis -4 is out of bounds");
     NdArray gpu = on_gpu(a);
-    EXPECT_ND_ERROR(nd_expand_dims(&gpu, 0), "nd_expand_dims");
+    if (!nd_gpu_available())
+        EXPECT_ND_ERROR(nd_expand_dims(&gpu, 0), "nd_expand_dims");
     nd_release(a);
 
     NdArray *full = nd_zeros(ND_FLOAT64, ND_SHAPE(1, 1, 1, 1, 1, 1, 1, 1));
@@ -166,7 +171,8 @@ static void test_squeeze(void **state)
                     "dimension 3");
     EXPECT_ND_ERROR(nd_squeeze(a, 2, NULL), "nd_squeeze: invalid axes");
     NdArray gpu = on_gpu(a);
-    EXPECT_ND_ERROR(nd_squeeze(&gpu, ND_ALL_AXES), "nd_squeeze");
+    if (!nd_gpu_available())
+        EXPECT_ND_ERROR(nd_squeeze(&gpu, ND_ALL_AXES), "nd_squeeze");
     nd_release(a);
 
     NdArray *x = nd_scalar(3);
@@ -190,7 +196,8 @@ static void test_flatten(void **state)
     assert_true(nd_get_flat(a, 0) == 0);
     nd_release(f);
     NdArray gpu = on_gpu(a);
-    EXPECT_ND_ERROR(nd_flatten(&gpu), "nd_flatten");
+    if (!nd_gpu_available())
+        EXPECT_ND_ERROR(nd_flatten(&gpu), "nd_flatten");
     nd_release(a);
 
     NdArray *x = nd_scalar(7);
@@ -310,8 +317,9 @@ static void test_transpose_errors(void **state)
                     "nd_transpose: axis 2 is out of bounds for array of "
                     "dimension 2");
     NdArray gpu = on_gpu(a);
-    EXPECT_ND_ERROR(nd_transpose(&gpu, 0, NULL),
-                    "nd_transpose: the array is on device cuda");
+    if (!nd_gpu_available())
+        EXPECT_ND_ERROR(nd_transpose(&gpu, 0, NULL),
+                        "nd_transpose: the operands are on device cuda");
     nd_release(a);
 }
 
@@ -383,8 +391,9 @@ static void test_broadcast_to_errors(void **state)
                                                   3)),
                     "nd_broadcast_to: 9 dimensions requested");
     NdArray gpu = on_gpu(row);
-    EXPECT_ND_ERROR(nd_broadcast_to(&gpu, ND_SHAPE(2, 3)),
-                    "nd_broadcast_to: the array is on device cuda");
+    if (!nd_gpu_available())
+        EXPECT_ND_ERROR(nd_broadcast_to(&gpu, ND_SHAPE(2, 3)),
+                        "nd_broadcast_to: the operands are on device cuda");
     nd_release(row);
 }
 
@@ -491,8 +500,9 @@ static void test_sum_to_errors(void **state)
     EXPECT_ND_ERROR(nd_sum_to(a, ND_SHAPE(-1, 3)),
                     "nd_sum_to: negative dimensions are not allowed");
     NdArray gpu = on_gpu(a);
-    EXPECT_ND_ERROR(nd_sum_to(&gpu, ND_SHAPE(3)),
-                    "nd_sum_to: the array is on device cuda");
+    if (!nd_gpu_available())
+        EXPECT_ND_ERROR(nd_sum_to(&gpu, ND_SHAPE(3)),
+                        "nd_sum_to: the operands are on device cuda");
     nd_release(a);
 }
 
@@ -577,8 +587,9 @@ static void test_concatenate_errors(void **state)
     NdArray gpu = on_gpu(a);
     EXPECT_ND_ERROR(nd_concatenate(2, (NdArray *[]){a, &gpu}, 0),
                     "nd_concatenate: operands are on different devices");
-    EXPECT_ND_ERROR(nd_concatenate(1, (NdArray *[]){&gpu}, 0),
-                    "nd_concatenate");
+    if (!nd_gpu_available())
+        EXPECT_ND_ERROR(nd_concatenate(1, (NdArray *[]){&gpu}, 0),
+                        "nd_concatenate");
     nd_release(a);
     nd_release(v);
     nd_release(w);
