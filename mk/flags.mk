@@ -13,7 +13,7 @@ CFLAGS += -fvect-cost-model=dynamic
 # Math functions never set errno (results are unchanged): lets GCC call
 # libmvec's SIMD exp, log, sin... from vectorised loops (elementwise.c).
 CFLAGS += -fno-math-errno
-LDLIBS := -lopenblas -lfftw3_threads -lfftw3 -lmvec -lm -lz -ldl
+LDLIBS := -lopenblas -lfftw3 -lmvec -lm -lz -ldl
 
 ifeq ($(WERROR),1)
 CFLAGS += -Werror

@@ -404,8 +404,10 @@ static void test_round_trips(void **state)
     }
 }
 
-/* Sizes past the threshold where FFTW runs threaded: the real path
- * (r2c and symmetry) and the complex path (c2c) must agree. */
+/* Sizes that fft.c works through in several blocks of rows and of
+ * columns, the last one partial, and (from 2^21 points) on several
+ * threads: the real path (r2c and symmetry) and the complex path (c2c)
+ * must agree, and invert. */
 static void check_large(int ndim, const int64_t *shape)
 {
     NdArray *x = test_input(ND_FLOAT64, ndim, shape);
@@ -439,6 +441,8 @@ static void test_large_transforms(void **state)
     check_large(ND_SHAPE(520, 515));
     check_large(ND_SHAPE(1 << 18));
     check_large(ND_SHAPE(40, 80, 90));
+    check_large(ND_SHAPE(1500, 1402));
+    check_large(ND_SHAPE(130, 128, 127));
 }
 
 /* More shapes than the cache holds, then the first again, and the same
