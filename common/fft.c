@@ -3,15 +3,10 @@
  * FFTs over the other axes on a few columns at a time, gathered into a
  * small buffer. FFTW plans for both are made once and cached. Device
  * arrays go to cuFFT, through the GPU half, after the same checks. */
-#define _GNU_SOURCE             /* sched_getaffinity */
 #include <limits.h>
-#include <pthread.h>
-#include <sched.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <unistd.h>
 
 #include "nd_internal.h"      /* includes <complex.h> before fftw3.h, */
 #include <fftw3.h>            /* so fftw_complex is double complex */
@@ -31,42 +26,10 @@
 #define PLANNER_FLAGS (FFTW_ESTIMATE | FFTW_DESTROY_INPUT)
 enum {
     THREADED_MIN_SIZE = 1 << 21,
-    MAX_THREADS = 64,
     ROW_BLOCK_BYTES = 1 << 18,      /* rows loaded and transformed at once */
     COLUMN_BLOCK_BYTES = 1 << 19,   /* columns gathered at once */
     MAX_COLUMN_BLOCK = 16,
 };
-
-/* ------------------------------------------------------------ memory */
-
-/* NumPy advises arrays of 4 MiB and more onto transparent huge pages: on
- * virtual machines first-touch page faults can cost more than the FFT. */
-enum { HUGE_PAGE_MIN_BYTES = 1 << 22 };
-
-static void advise_huge_pages(NdArray *a)
-{
-#ifdef MADV_HUGEPAGE
-    size_t bytes = (size_t)a->size * nd_dtype_size(a->dtype);
-    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
-    if (bytes < HUGE_PAGE_MIN_BYTES)
-        return;
-    uintptr_t start = ((uintptr_t)a->data + page - 1) & ~(page - 1);
-    uintptr_t end = ((uintptr_t)a->data + bytes) & ~(page - 1);
-    if (end > start)                /* advice only: a refusal is harmless */
-        madvise((void *)start, end - start, MADV_HUGEPAGE);
-#else
-    (void)a;
-#endif
-}
-
-/* nd_empty, advised onto huge pages before anything touches it. Its
- * data is 64-byte aligned, as FFTW's SIMD code wants. */
-static NdArray *new_array(NdDtype dtype, int ndim, const int64_t *shape)
-{
-    NdArray *a = nd_empty(dtype, ndim, shape);
-    advise_huge_pages(a);
-    return a;
-}
 
 /* ------------------------------------------------------------ plans */
 
@@ -172,66 +135,16 @@ static void execute(PlanKind kind, fftw_plan plan, void *in, void *out)
         fftw_execute_dft_c2r(plan, in, out);
 }
 
-/* ------------------------------------------------------------ threads */
-
-typedef void (*Work)(void *context, int thread);
-
-typedef struct Worker {
-    Work work;
-    void *context;
-    int thread;
-} Worker;
-
-static void *run_worker(void *worker)
-{
-    Worker *w = worker;
-    w->work(w->context, w->thread);
-    return NULL;
-}
-
-/* Runs work(context, t) for t < threads, each on its own thread (t = 0
- * on this one), and returns when all are done; a thread that cannot
- * start runs here afterwards. The passes below hand out their blocks
- * from a shared counter, so a thread the system delays just takes
- * fewer of them. */
-static void run_parallel(Work work, void *context, int threads)
-{
-    pthread_t ids[MAX_THREADS];
-    Worker workers[MAX_THREADS];
-    bool started[MAX_THREADS] = {false};
-    for (int t = 1; t < threads; t++) {
-        workers[t] = (Worker){work, context, t};
-        started[t] = pthread_create(&ids[t], NULL, run_worker,
-                                    &workers[t]) == 0;
-    }
-    work(context, 0);
-    for (int t = 1; t < threads; t++) {
-        if (started[t])
-            pthread_join(ids[t], NULL);
-        else
-            work(context, t);
-    }
-}
-
-static int usable_cpus(void)
-{
-    cpu_set_t cpus;                 /* the CPUs this process may run on */
-    if (sched_getaffinity(0, sizeof cpus, &cpus) != 0)
-        return 1;
-    int n = CPU_COUNT(&cpus);
-    return n < 1 ? 1 : n > MAX_THREADS ? MAX_THREADS : n;
-}
+/* ------------------------------------------------------------ passes */
 
 /* Threads for a pass over blocks of a transform of size points. */
 static int threads_for(int64_t size, int64_t blocks)
 {
     if (size < THREADED_MIN_SIZE)
         return 1;
-    int64_t cpus = usable_cpus();
+    int64_t cpus = nd_usable_cpus();
     return (int)(blocks < cpus ? blocks : cpus);
 }
-
-/* ------------------------------------------------------------ passes */
 
 /* Items per block: about `bytes` worth of item_bytes each, a multiple of
  * 8 (so that every block starts 64-byte aligned, as the plans assume)
@@ -302,7 +215,7 @@ static void transform_rows(const char *op, PlanKind kind, int sign,
     int threads = threads_for(src->size, blocks);
     p.buffer_bytes = ((size_t)(p.block * src_len) * load_bytes + 63) / 64
                      * 64;
-    NdArray *buffers = new_array(ND_UINT8, 1, (int64_t[]){
+    NdArray *buffers = nd_empty(ND_UINT8, 1, (int64_t[]){
                                      (int64_t)p.buffer_bytes * threads});
     p.buffers = buffers->data;
     PlanKey key = {.kind = kind, .sign = sign, .rank = 1, .dims = {(int)n},
@@ -316,7 +229,7 @@ static void transform_rows(const char *op, PlanKind kind, int sign,
                              p.dst + (size_t)(p.rows - tail) *
                                          p.dst_row_bytes);
     }
-    run_parallel(rows_work, &p, threads);
+    nd_parallel_run(rows_work, &p, threads);
     nd_release(buffers);
 }
 
@@ -373,7 +286,7 @@ static void transform_columns(const char *op, int sign, double complex *data,
                          COLUMN_BLOCK_BYTES, MAX_COLUMN_BLOCK);
     int64_t blocks = (width + p.block - 1) / p.block;
     int threads = threads_for(p.rows * width, blocks);
-    NdArray *buffers = new_array(ND_COMPLEX128, 1, (int64_t[]){
+    NdArray *buffers = nd_empty(ND_COMPLEX128, 1, (int64_t[]){
                                      p.block * p.rows * threads});
     p.buffers = buffers->data;
     key.howmany = (int)p.block;
@@ -383,7 +296,7 @@ static void transform_columns(const char *op, int sign, double complex *data,
         key.howmany = (int)(width % p.block);
         p.tail = cached_plan(op, &key, p.buffers, p.buffers);
     }
-    run_parallel(columns_work, &p, threads);
+    nd_parallel_run(columns_work, &p, threads);
     nd_release(buffers);
 }
 
@@ -485,7 +398,7 @@ static NdArray *half_spectrum(const char *op, const NdArray *a)
     if (a->device == ND_CUDA)
         return gpu_transform(op, ND_GPU_RFFT, a, ND_FLOAT64, ND_COMPLEX128,
                              shape);
-    NdArray *out = new_array(ND_COMPLEX128, a->ndim, shape);
+    NdArray *out = nd_empty(ND_COMPLEX128, a->ndim, shape);
     transform_rows(op, PLAN_R2C, 0, a, n, out->data, h);
     transform_columns(op, FFTW_FORWARD, out->data, a->ndim, shape, h, h);
     return out;
@@ -498,7 +411,7 @@ static NdArray *real_transform(const char *op, const NdArray *a,
                                bool inverse)
 {
     int64_t n = a->shape[a->ndim - 1], h = n / 2 + 1;
-    NdArray *out = new_array(ND_COMPLEX128, a->ndim, a->shape);
+    NdArray *out = nd_empty(ND_COMPLEX128, a->ndim, a->shape);
     transform_rows(op, PLAN_R2C, 0, a, n, out->data, n);
     transform_columns(op, FFTW_FORWARD, out->data, a->ndim, a->shape, n, h);
     fill_by_symmetry(out);
@@ -516,7 +429,7 @@ static NdArray *complex_transform(const char *op, const NdArray *a,
 {
     int sign = inverse ? FFTW_BACKWARD : FFTW_FORWARD;
     int64_t n = a->shape[a->ndim - 1];
-    NdArray *out = new_array(ND_COMPLEX128, a->ndim, a->shape);
+    NdArray *out = nd_empty(ND_COMPLEX128, a->ndim, a->shape);
     transform_rows(op, PLAN_C2C, sign, a, n, out->data, n);
     transform_columns(op, sign, out->data, a->ndim, a->shape, n, n);
     if (inverse)
@@ -587,11 +500,11 @@ NdArray *nd_irfftn(const NdArray *a, int64_t n)
         return gpu_transform("nd_irfftn", ND_GPU_IRFFT, a, ND_COMPLEX128,
                              ND_FLOAT64, shape);
     int64_t h = a->shape[last];
-    NdArray *half = new_array(ND_COMPLEX128, a->ndim, a->shape);
+    NdArray *half = nd_empty(ND_COMPLEX128, a->ndim, a->shape);
     nd_cast_buffer(half->data, ND_COMPLEX128, a->data, a->dtype, a->size);
     transform_columns("nd_irfftn", FFTW_BACKWARD, half->data, a->ndim,
                       a->shape, h, h);
-    NdArray *out = new_array(ND_FLOAT64, a->ndim, shape);
+    NdArray *out = nd_empty(ND_FLOAT64, a->ndim, shape);
     transform_rows("nd_irfftn", PLAN_C2R, 0, half, n, out->data, n);
     scale_in_place(out->data, out->size, 1.0 / (double)out->size);
     nd_release(half);

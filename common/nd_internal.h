@@ -1,7 +1,8 @@
 /* nd_internal.h - what the files of common/ share and nothing outside
  * them uses: allocation, checks that report through nd_error, element
- * conversion between dtypes, the broadcast of two shapes, and (from
- * nd_gpu.h) the GPU half that operations on device arrays call. */
+ * conversion between dtypes, the broadcast of two shapes, threads for
+ * large operations, and (from nd_gpu.h) the GPU half that operations on
+ * device arrays call. */
 #ifndef ND_INTERNAL_H
 #define ND_INTERNAL_H
 
@@ -55,5 +56,14 @@ NdArray *nd_as_dtype(const NdArray *a, NdDtype dtype);
  * Writes out_shape (ND_MAX_DIMS entries) and returns its ndim. */
 int nd_broadcast_shapes(const char *op, const NdArray *a, const NdArray *b,
                         int64_t *out_shape);
+
+/* Threads (parallel.c). nd_parallel_run calls work(context, t) for every
+ * t < threads, each on its own thread (t = 0 on the caller's), and
+ * returns when all are done; a thread that cannot start runs on the
+ * caller's afterwards, so work must not wait for another thread. */
+typedef void (*NdWork)(void *context, int thread);
+void nd_parallel_run(NdWork work, void *context, int threads);
+/* The CPUs this process may run on, at least 1. */
+int nd_usable_cpus(void);
 
 #endif /* ND_INTERNAL_H */
