@@ -46,7 +46,7 @@ static Expectation expectation_for(int step)
         int n, status;
         double rtol;
         if (line[0] != '#' &&
-            sscanf(line, "%d %lf %d", &n, &rtol, &status) == 3 &&
+            sscanf(line, "step%d %lf %d", &n, &rtol, &status) == 3 &&
             n == step) {
             e.rtol = rtol;
             e.exit_status = status;

@@ -13,6 +13,10 @@
 # and is compiled against each step in that range (tests/step_under_test.h).
 set -u
 cd "$(dirname "$0")/.."
+# The builds below run JOBS at a time on their own; a `make -j` around
+# this script would otherwise leave each of them warning that its
+# jobserver is out of reach.
+unset MAKEFLAGS MFLAGS
 ROOT=$PWD
 STEP_ARG=${1:-}
 JOBS=${JOBS:-$(nproc)}

@@ -653,7 +653,7 @@ end
 local function expected_status(nn)
   local text = read_file(ROOT .. '/tests/golden/steps.tsv') or ''
   for line in text:gmatch('[^\n]+') do
-    local step, status = line:match('^(%d+)\t[^\t]*\t(%d+)')
+    local step, status = line:match('^step(%d+)\t[^\t]*\t(%d+)')
     if step == nn then
       return tonumber(status)
     end
