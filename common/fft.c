@@ -157,6 +157,18 @@ static int64_t block_size(int64_t items, int64_t item_bytes, int64_t bytes,
     return block >= items ? items : block;
 }
 
+/* The next block of `block` items out of total for the calling thread:
+ * its first item, with *count set, or -1 when every block is taken. */
+static int64_t take_block(atomic_long *next_block, int64_t block,
+                          int64_t total, int64_t *count)
+{
+    int64_t first = atomic_fetch_add(next_block, 1) * block;
+    if (first >= total)
+        return -1;
+    *count = total - first < block ? total - first : block;
+    return first;
+}
+
 /* 1-D transforms along rows: each block of rows of src is loaded (cast
  * to load_dtype) into a buffer, then transformed into dst. */
 typedef struct RowPass {
@@ -178,12 +190,9 @@ static void rows_work(void *context, int thread)
     RowPass *p = context;
     size_t src_bytes = nd_dtype_size(p->src->dtype);
     void *buffer = p->buffers + (size_t)thread * p->buffer_bytes;
-    for (;;) {
-        int64_t first = atomic_fetch_add(&p->next_block, 1) * p->block;
-        if (first >= p->rows)
-            break;
-        int64_t count = p->rows - first < p->block ? p->rows - first
-                                                   : p->block;
+    int64_t first, count;
+    while ((first = take_block(&p->next_block, p->block, p->rows,
+                               &count)) >= 0) {
         const char *src = (const char *)p->src->data +
                           (size_t)(first * p->src_len) * src_bytes;
         nd_cast_buffer(buffer, p->load_dtype, src, p->src->dtype,
@@ -249,12 +258,9 @@ static void columns_work(void *context, int thread)
     ColumnPass *p = context;
     int64_t rows = p->rows;
     double complex *buffer = p->buffers + thread * p->block * rows;
-    for (;;) {
-        int64_t first = atomic_fetch_add(&p->next_block, 1) * p->block;
-        if (first >= p->width)
-            break;
-        int64_t count = p->width - first < p->block ? p->width - first
-                                                    : p->block;
+    int64_t first, count;
+    while ((first = take_block(&p->next_block, p->block, p->width,
+                               &count)) >= 0) {
         for (int64_t r = 0; r < rows; r++)
             for (int64_t j = 0; j < count; j++)
                 buffer[j * rows + r] = p->data[r * p->stride + first + j];
