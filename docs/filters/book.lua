@@ -135,6 +135,7 @@ local ALLOWED = {
            caption = 1 },
   output = { step = 1, run = 1, stderr = 1, head = 1, tail = 1, args = 1,
              status = 1, caption = 1 },
+  compile = { step = 1, file = 1, cflags = 1, caption = 1 },
   dot = { step = 1, file = 1, args = 1, caption = 1, width = 1 },
   image = { step = 1, file = 1, args = 1, caption = 1, width = 1 },
 }
@@ -757,6 +758,32 @@ local function output(block, attrs)
   return listing(attrs.caption or prompt, text, 'output')
 end
 
+-- ------------------------------------------------------------ compile
+
+-- What the compiler says of a step's source that must not compile (a
+-- type error the chapter shows on purpose): `cc -fsyntax-only` on the
+-- file, in the step's folder, with cflags. The check mode compiles too,
+-- so the book cannot keep showing an error the code no longer has.
+local function compile(block, attrs)
+  local nn = need_step(attrs)
+  local file = attrs.file or 'main.c'
+  local full = source_path(nn, file)
+  depend(full)
+  local command = 'cc -std=gnu11 -fsyntax-only -I../../common '
+    .. (attrs.cflags and (attrs.cflags .. ' ') or '') .. file
+  local out, ok = sh('cd ' .. quote(step_dir(nn)) .. ' && LC_ALL=C '
+    .. command .. ' 2>&1')
+  if ok then
+    fail('`%s` in steps/step%s compiles, so there is no error to show',
+      command, nn)
+  end
+  if CHECK then
+    return nil
+  end
+  return listing(attrs.caption or ('$ ' .. command), out:gsub('\n$', ''),
+    'output')
+end
+
 -- ------------------------------------------------------------ pictures
 
 local function figure(src, attrs)
@@ -864,7 +891,7 @@ end
 -- ------------------------------------------------------------ the filter
 
 local KINDS = { include = include, diff = diff, output = output, dot = dot,
-                image = image }
+                image = image, compile = compile }
 
 local function CodeBlock(block)
   for kind, handler in pairs(KINDS) do
