@@ -5,10 +5,16 @@
  *
  * Numbers must agree within the step's relative tolerance (listed in
  * tests/golden/steps.tsv with the expected exit status); the text between
- * numbers must match, with runs of spaces counted as one. */
+ * numbers must match, with runs of spaces counted as one. Each program
+ * runs in a scratch folder of its own, which is also its DeZero cache
+ * (DEZERO_CACHE_DIR), so that the files it writes (step 26's picture,
+ * for one) land neither in the source tree nor in ~/.dezero. */
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
+#include <limits.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "nd_test.h"
 
@@ -114,7 +120,7 @@ static bool outputs_match(const char *got, const char *want, double rtol,
 static void check_step(void **state)
 {
     int step = (int)(intptr_t)*state;
-    char program[256], golden[256], command[300];
+    char program[256], golden[256], command[PATH_MAX * 3 + 100];
     if (strcmp(variant, "default") == 0)
         snprintf(program, sizeof program, "steps/step%02d/step%02d", step,
                  step);
@@ -122,9 +128,15 @@ static void check_step(void **state)
         snprintf(program, sizeof program, "steps/step%02d/build/%s/step%02d",
                  step, variant, step);
     snprintf(golden, sizeof golden, "tests/golden/step%02d.txt", step);
+    char program_path[PATH_MAX], scratch[] = "/tmp/golden_test.XXXXXX";
+    if (!realpath(program, program_path))
+        fail_msg("cannot find %s: %s", program, strerror(errno));
+    if (!mkdtemp(scratch))
+        fail_msg("cannot make a scratch folder: %s", strerror(errno));
     /* Steps before 17 leave their graphs to the OS (DESIGN.md, 4). */
-    snprintf(command, sizeof command, "%s%s 2>&1",
-             step < 17 ? "ASAN_OPTIONS=detect_leaks=0 " : "", program);
+    snprintf(command, sizeof command, "cd '%s' && DEZERO_CACHE_DIR='%s' "
+             "%s'%s' 2>&1", scratch, scratch,
+             step < 17 ? "ASAN_OPTIONS=detect_leaks=0 " : "", program_path);
 
     FILE *want_file = fopen(golden, "r");
     if (!want_file)
@@ -138,6 +150,9 @@ static void check_step(void **state)
     char *got = read_stream(pipe);
     int status = pclose(pipe);
     int exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
+    if (system(command) != 0)
+        fail_msg("cannot remove the scratch folder %s", scratch);
 
     Expectation e = expectation_for(step);
     char why[512];

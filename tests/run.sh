@@ -142,11 +142,17 @@ fi
 
 # From step 17 on every program is leak-free (DESIGN.md, section 4):
 # valgrind checks it here; the SANITIZE=1 run checks it with LeakSanitizer.
+# The program runs in a scratch folder, its DeZero cache too, so that the
+# files it writes stay out of the sources and of ~/.dezero.
 leak_check() {   # NN
-    local program=steps/step$1/step$1 report
-    report=$(valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect \
-        --error-exitcode=99 --quiet "./$program" 2>&1 >/dev/null)
-    if [ $? -eq 99 ]; then
+    local program=$ROOT/steps/step$1/step$1 report scratch
+    scratch=$(mktemp -d)
+    report=$(cd "$scratch" && DEZERO_CACHE_DIR=$scratch valgrind \
+        --leak-check=full --errors-for-leak-kinds=definite,indirect \
+        --error-exitcode=99 --quiet "$program" 2>&1 >/dev/null)
+    local status=$?
+    rm -rf "$scratch"
+    if [ $status -eq 99 ]; then
         printf '%s\n' "$report"
         echo "[  FAILED  ] 1 test(s), listed below:"
         echo "[  FAILED  ] step$1 leaks or misuses memory under valgrind"

@@ -1,7 +1,10 @@
 // FIRST_STEP: 13
+// LAST_STEP: 31
 /* test_backward_several.c - backward with several inputs and outputs
  * (step 13): a class's backward maps all output gradients to all input
- * gradients, and backward(y) gives each input its own. */
+ * gradients, and backward(y) gives each input its own.
+ * Until step 31, where gradients are arrays; from step 32 see
+ * test_backward_variables.c. */
 #include "pool_fixture.h"
 
 /* Step 13's program: z = x^2 + y^2 at (2, 3). */
@@ -13,8 +16,8 @@ static void test_sum_of_squares(void **state)
     Variable *z = F_add(F_square(x), F_square(y));
     backward(z);
     EXPECT_ARRAY(z->data, ND_FLOAT64, ND_SCALAR_SHAPE, 13.0);
-    EXPECT_ARRAY(x->grad, ND_FLOAT64, ND_SCALAR_SHAPE, 4.0);
-    EXPECT_ARRAY(y->grad, ND_FLOAT64, ND_SCALAR_SHAPE, 6.0);
+    EXPECT_ARRAY(grad_array(x), ND_FLOAT64, ND_SCALAR_SHAPE, 4.0);
+    EXPECT_ARRAY(grad_array(y), ND_FLOAT64, ND_SCALAR_SHAPE, 6.0);
 }
 
 /* Add passes gy on to both inputs: the very same array, twice. */
@@ -64,8 +67,8 @@ static void test_each_input_gets_its_gradient(void **state)
                                 F_square(a), b);     /* a^2 b */
     backward(y);
     EXPECT_ARRAY(y->data, ND_FLOAT64, ND_SCALAR_SHAPE, 18.0);
-    EXPECT_ARRAY(a->grad, ND_FLOAT64, ND_SCALAR_SHAPE, 12.0);  /* 2ab */
-    EXPECT_ARRAY(b->grad, ND_FLOAT64, ND_SCALAR_SHAPE, 9.0);   /* a^2 */
+    EXPECT_ARRAY(grad_array(a), ND_FLOAT64, ND_SCALAR_SHAPE, 12.0);  /* 2ab */
+    EXPECT_ARRAY(grad_array(b), ND_FLOAT64, ND_SCALAR_SHAPE, 9.0);   /* a^2 */
 }
 
 /* A class with two outputs, y0 = x + x and y1 = x * x: its backward
@@ -109,7 +112,7 @@ static void test_gradients_of_two_outputs(void **state)
     y0->grad = nd_scalar(1.0);
     y1->grad = nd_scalar(10.0);
     backward(y0);
-    EXPECT_ARRAY(x->grad, ND_FLOAT64, ND_SCALAR_SHAPE, 62.0);
+    EXPECT_ARRAY(grad_array(x), ND_FLOAT64, ND_SCALAR_SHAPE, 62.0);
 }
 
 /* A class may give some inputs no gradient (DeZero's softmax cross
@@ -141,9 +144,9 @@ static void test_an_input_without_gradient(void **state)
     Variable *sb = F_square(b);
     Variable *y = function_call(function_new(&first_only_class), a, sb);
     backward(y);
-    EXPECT_ARRAY(a->grad, ND_FLOAT64, ND_SCALAR_SHAPE, 1.0);
-    assert_null(sb->grad);
-    assert_null(b->grad);       /* sb's creator was never visited */
+    EXPECT_ARRAY(grad_array(a), ND_FLOAT64, ND_SCALAR_SHAPE, 1.0);
+    assert_null(grad_array(sb));
+    assert_null(grad_array(b));       /* sb's creator was never visited */
 }
 
 /* Add's gradient agrees with the central difference (y = x + 3). */
@@ -159,7 +162,7 @@ static void test_add_gradient_check(void **state)
     Variable *x = variable(nd_from_buffer(ND_FLOAT64, ND_SHAPE(3), values));
     backward(plus_three(x));
     NdArray *num = numerical_diff(plus_three, x, 1e-4);
-    assert_true(nd_allclose(x->grad, num, 1e-5, 1e-8));
+    assert_true(nd_allclose(grad_array(x), num, 1e-5, 1e-8));
     nd_release(num);
 }
 

@@ -64,12 +64,12 @@ static void expect_exact(Function2 f, double a, double b, double z_want,
     Variable *x = variable(nd_scalar(a)), *y = variable(nd_scalar(b));
     Variable *z = f(x, y);
     backward(z);
-    if (nd_item(z->data) != z_want || nd_item(x->grad) != gx_want ||
-        nd_item(y->grad) != gy_want)
+    if (nd_item(z->data) != z_want || nd_item(grad_array(x)) != gx_want ||
+        nd_item(grad_array(y)) != gy_want)
         fail_msg("at (%g, %g): got %.17g, %.17g, %.17g; want %.17g, "
                  "%.17g, %.17g", a, b, nd_item(z->data),
-                 nd_item(x->grad), nd_item(y->grad), z_want, gx_want,
-                 gy_want);
+                 nd_item(grad_array(x)), nd_item(grad_array(y)), z_want,
+                 gx_want, gy_want);
 }
 
 static void test_sphere(void **state)
@@ -113,7 +113,7 @@ static void test_goldstein_gradient_check(void **state)
     Variable *x = variable(nd_scalar(0.2));
     backward(goldstein_of_x(x));
     NdArray *num = numerical_diff(goldstein_of_x, x, 1e-6);
-    assert_true(nd_allclose(x->grad, num, 1e-5, 1e-8));
+    assert_true(nd_allclose(grad_array(x), num, 1e-5, 1e-8));
     nd_release(num);
 }
 

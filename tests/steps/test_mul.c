@@ -14,9 +14,9 @@ static void test_a_times_b_plus_c(void **state)
     Variable *y = F_add(F_mul(a, b), c);
     backward(y);
     EXPECT_ARRAY(y->data, ND_FLOAT64, ND_SCALAR_SHAPE, 7.0);
-    EXPECT_ARRAY(a->grad, ND_FLOAT64, ND_SCALAR_SHAPE, 2.0);
-    EXPECT_ARRAY(b->grad, ND_FLOAT64, ND_SCALAR_SHAPE, 3.0);
-    EXPECT_ARRAY(c->grad, ND_FLOAT64, ND_SCALAR_SHAPE, 1.0);
+    EXPECT_ARRAY(grad_array(a), ND_FLOAT64, ND_SCALAR_SHAPE, 2.0);
+    EXPECT_ARRAY(grad_array(b), ND_FLOAT64, ND_SCALAR_SHAPE, 3.0);
+    EXPECT_ARRAY(grad_array(c), ND_FLOAT64, ND_SCALAR_SHAPE, 1.0);
     assert_string_equal(y->creator->inputs[0]->creator->cls->name, "Mul");
 }
 
@@ -29,8 +29,8 @@ static void test_elementwise(void **state)
     Variable *y = F_mul(a, b);
     backward(y);
     EXPECT_ARRAY(y->data, ND_FLOAT64, ND_SHAPE(3), 4.0, 10.0, 18.0);
-    EXPECT_ARRAY(a->grad, ND_FLOAT64, ND_SHAPE(3), 4.0, 5.0, 6.0);
-    EXPECT_ARRAY(b->grad, ND_FLOAT64, ND_SHAPE(3), 1.0, 2.0, 3.0);
+    EXPECT_ARRAY(grad_array(a), ND_FLOAT64, ND_SHAPE(3), 4.0, 5.0, 6.0);
+    EXPECT_ARRAY(grad_array(b), ND_FLOAT64, ND_SHAPE(3), 1.0, 2.0, 3.0);
 }
 
 /* x * x: both gradients go to x and add up, 2x. */
@@ -39,7 +39,7 @@ static void test_square_by_mul(void **state)
     (void)state;
     Variable *x = variable(nd_scalar(5.0));
     backward(F_mul(x, x));
-    EXPECT_ARRAY(x->grad, ND_FLOAT64, ND_SCALAR_SHAPE, 10.0);
+    EXPECT_ARRAY(grad_array(x), ND_FLOAT64, ND_SCALAR_SHAPE, 10.0);
 }
 
 static void test_integers_stay_integers(void **state)
@@ -50,7 +50,7 @@ static void test_integers_stay_integers(void **state)
     Variable *y = F_mul(a, b);
     backward(y);
     EXPECT_ARRAY(y->data, ND_INT64, ND_SCALAR_SHAPE, 12);
-    EXPECT_ARRAY(a->grad, ND_INT64, ND_SCALAR_SHAPE, 4);
+    EXPECT_ARRAY(grad_array(a), ND_INT64, ND_SCALAR_SHAPE, 4);
 }
 
 /* y = x * (x + 1) agrees with the central difference: 2x + 1. */
@@ -66,8 +66,8 @@ static void test_gradient_check(void **state)
     Variable *x = variable(nd_from_buffer(ND_FLOAT64, ND_SHAPE(3), values));
     backward(x_times_x_plus_one(x));
     NdArray *num = numerical_diff(x_times_x_plus_one, x, 1e-4);
-    assert_true(nd_allclose(x->grad, num, 1e-5, 1e-8));
-    EXPECT_ARRAY_CLOSE(x->grad, ND_FLOAT64, 1e-15, ND_SHAPE(3), 2.0, -3.0,
+    assert_true(nd_allclose(grad_array(x), num, 1e-5, 1e-8));
+    EXPECT_ARRAY_CLOSE(grad_array(x), ND_FLOAT64, 1e-15, ND_SHAPE(3), 2.0, -3.0,
                        7.5);
     nd_release(num);
 }

@@ -1,0 +1,365 @@
+// FIRST_STEP: 26
+/* test_dot_graph.c - drawing the computational graph (step 26): the DOT
+ * text get_dot_graph writes, line for line as the Python original's
+ * get_dot_graph writes it (node ids, which are addresses, renumbered
+ * n1, n2, ... in order of appearance), the graph of Goldstein-Price
+ * against the reference ../shared/reference/graphs/step26_graph.dot,
+ * and plot_dot_graph with and without Graphviz's dot program. */
+#include <inttypes.h>
+#include <unistd.h>
+
+#include "pool_fixture.h"
+
+/* text with every run of 6 or more digits (an address) replaced by n1,
+ * n2, ... in order of first appearance; the caller frees it. */
+static char *renumbered(const char *text)
+{
+    enum { MAX_IDS = 512 };
+    char ids[MAX_IDS][24];
+    int nids = 0;
+    size_t size = strlen(text) + 1;
+    char *out = malloc(size);
+    size_t o = 0;
+    for (const char *p = text; *p;) {
+        size_t run = strspn(p, "0123456789");
+        if (run < 6) {
+            size_t n = run ? run : 1;
+            memcpy(out + o, p, n);
+            o += n;
+            p += n;
+            continue;
+        }
+        assert_true(run < sizeof ids[0]);
+        int k = 0;
+        while (k < nids && !(strlen(ids[k]) == run &&
+                             strncmp(ids[k], p, run) == 0))
+            k++;
+        if (k == nids) {
+            assert_true(nids < MAX_IDS);
+            memcpy(ids[nids], p, run);
+            ids[nids++][run] = '\0';
+        }
+        o += (size_t)sprintf(out + o, "n%d", k + 1);  /* never longer */
+        p += run;
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* z = (x + y) * x, with x a named 0-d variable and y a named (3,) one. */
+static Variable *small_graph(void)
+{
+    Variable *x = variable(nd_scalar(2.0));
+    int64_t shape[] = {3};
+    double values[] = {1.0, 2.0, 3.0};
+    Variable *y = variable(nd_from_buffer(ND_FLOAT64, 1, shape, values));
+    x->name = "x";
+    y->name = "y";
+    Variable *z = F_mul(F_add(x, y), x);
+    z->name = "z";
+    return z;
+}
+
+static void expect_graph(const Variable *z, bool verbose, const char *want)
+{
+    char *text = get_dot_graph(z, verbose);
+    char *got = renumbered(text);
+    assert_string_equal(got, want);
+    free(got);
+    free(text);
+}
+
+/* What Python's get_dot_graph(z, verbose=False) writes for the same
+ * graph (DeZero's simple core, NumPy 1.24), renumbered. */
+static void test_small_graph(void **state)
+{
+    (void)state;
+    expect_graph(small_graph(), false,
+        "digraph g {\n"
+        "n1 [label=\"z\", color=orange, style=filled]\n"
+        "n2 [label=\"Mul\", color=lightblue, style=filled, shape=box]\n"
+        "n3 -> n2\n"
+        "n4 -> n2\n"
+        "n2 -> n1\n"
+        "n3 [label=\"\", color=orange, style=filled]\n"
+        "n4 [label=\"x\", color=orange, style=filled]\n"
+        "n5 [label=\"Add\", color=lightblue, style=filled, shape=box]\n"
+        "n4 -> n5\n"
+        "n6 -> n5\n"
+        "n5 -> n3\n"
+        "n4 [label=\"x\", color=orange, style=filled]\n"
+        "n6 [label=\"y\", color=orange, style=filled]\n"
+        "}");
+}
+
+/* verbose=True adds the shape and dtype, after ": " when there is a
+ * name. */
+static void test_small_graph_verbose(void **state)
+{
+    (void)state;
+    expect_graph(small_graph(), true,
+        "digraph g {\n"
+        "n1 [label=\"z: (3,) float64\", color=orange, style=filled]\n"
+        "n2 [label=\"Mul\", color=lightblue, style=filled, shape=box]\n"
+        "n3 -> n2\n"
+        "n4 -> n2\n"
+        "n2 -> n1\n"
+        "n3 [label=\"(3,) float64\", color=orange, style=filled]\n"
+        "n4 [label=\"x: () float64\", color=orange, style=filled]\n"
+        "n5 [label=\"Add\", color=lightblue, style=filled, shape=box]\n"
+        "n4 -> n5\n"
+        "n6 -> n5\n"
+        "n5 -> n3\n"
+        "n4 [label=\"x: () float64\", color=orange, style=filled]\n"
+        "n6 [label=\"y: (3,) float64\", color=orange, style=filled]\n"
+        "}");
+}
+
+/* Node ids are the objects' addresses, in decimal like Python's id(). */
+static void test_ids_are_addresses(void **state)
+{
+    (void)state;
+    Variable *z = small_graph();
+    char *text = get_dot_graph(z, false);
+    char want[128];
+    snprintf(want, sizeof want, "digraph g {\n%" PRIuPTR " [label=\"z\"",
+             (uintptr_t)z);
+    assert_true(strncmp(text, want, strlen(want)) == 0);
+    snprintf(want, sizeof want, "\n%" PRIuPTR " [label=\"Mul\"",
+             (uintptr_t)z->creator);
+    assert_non_null(strstr(text, want));
+    free(text);
+}
+
+/* A variable no function made is a graph of one node. */
+static void test_lone_variable(void **state)
+{
+    (void)state;
+    Variable *x = variable(nd_scalar(1.0));
+    x->name = "x";
+    expect_graph(x, false, "digraph g {\n"
+                 "n1 [label=\"x\", color=orange, style=filled]\n}");
+}
+
+/* Goldstein-Price, term by term as step 24's program writes it. */
+static Variable *goldstein(Variable *x, Variable *y)
+{
+    Variable *p = F_sub(19, F_mul(14, x));
+    p = F_add(p, F_mul(3, F_pow(x, 2)));
+    p = F_sub(p, F_mul(14, y));
+    p = F_add(p, F_mul(F_mul(6, x), y));
+    p = F_add(p, F_mul(3, F_pow(y, 2)));
+    Variable *a = F_pow(F_add(F_add(x, y), 1), 2);
+    Variable *left = F_add(1, F_mul(a, p));
+    Variable *q = F_sub(18, F_mul(32, x));
+    q = F_add(q, F_mul(12, F_pow(x, 2)));
+    q = F_add(q, F_mul(48, y));
+    q = F_sub(q, F_mul(F_mul(36, x), y));
+    q = F_add(q, F_mul(27, F_pow(y, 2)));
+    Variable *b = F_pow(F_sub(F_mul(2, x), F_mul(3, y)), 2);
+    Variable *right = F_add(30, F_mul(b, q));
+    return F_mul(left, right);
+}
+
+static int count_lines(const char *text, const char *line)
+{
+    int count = 0;
+    size_t n = strlen(line);
+    for (const char *p = text; p; p = strchr(p, '\n')) {
+        p += *p == '\n';
+        count += strncmp(p, line, n) == 0 &&
+                 (p[n] == '\n' || p[n] == '\0');
+    }
+    return count;
+}
+
+/* The lines of the Python step 26's graph, counted by kind (in
+ * step26_graph.dot, with the ids renumbered). C writes 14 * x where
+ * Python has x * 14, so the order of some lines differs; what they
+ * are does not. */
+static void test_goldstein_graph(void **state)
+{
+    (void)state;
+    Variable *x = variable(nd_scalar(1.0)), *y = variable(nd_scalar(1.0));
+    Variable *z = goldstein(x, y);
+    backward(z);
+    x->name = "x";
+    y->name = "y";
+    z->name = "z";
+    char *raw = get_dot_graph(z, false);
+    char *text = renumbered(raw);
+    free(raw);
+    struct { const char *label; int count; } nodes[] = {
+        {"[label=\"\", color=orange, style=filled]", 54},
+        {"[label=\"x\", color=orange, style=filled]", 8},
+        {"[label=\"y\", color=orange, style=filled]", 8},
+        {"[label=\"z\", color=orange, style=filled]", 1},
+        {"[label=\"Add\", color=lightblue, style=filled, shape=box]", 10},
+        {"[label=\"Mul\", color=lightblue, style=filled, shape=box]", 17},
+        {"[label=\"Pow\", color=lightblue, style=filled, shape=box]", 6},
+        {"[label=\"Sub\", color=lightblue, style=filled, shape=box]", 5},
+    };
+    int lines = 1, edges = 0, labelled = 0;
+    for (const char *p = text; (p = strchr(p, '\n')); p++)
+        lines++;
+    for (const char *p = text; (p = strstr(p, " -> ")); p++)
+        edges++;
+    for (size_t i = 0; i < sizeof nodes / sizeof nodes[0]; i++) {
+        int got = 0;
+        for (const char *p = text; (p = strstr(p, nodes[i].label)); p++)
+            got++;
+        if (got != nodes[i].count)
+            fail_msg("%d lines of %s, want %d", got, nodes[i].label,
+                     nodes[i].count);
+        labelled += got;
+    }
+    assert_int_equal(lines, 219);
+    assert_int_equal(edges, 108);
+    assert_int_equal(labelled + edges + 2, lines);
+    assert_int_equal(count_lines(text, "digraph g {"), 1);
+    assert_true(strncmp(text, "digraph g {\nn1 [label=\"z\"", 25) == 0);
+    assert_string_equal(text + strlen(text) - 2, "\n}");
+    free(text);
+}
+
+/* Drawing a graph makes no Variable or Function and keeps none. */
+static void test_no_objects_made(void **state)
+{
+    (void)state;
+    Variable *z = small_graph();
+    int variables = variables_alive, functions = functions_alive;
+    free(get_dot_graph(z, true));
+    assert_int_equal(variables_alive, variables);
+    assert_int_equal(functions_alive, functions);
+}
+
+/* ---- plot_dot_graph, in a scratch folder that is also the cache */
+
+static char scratch[64];
+
+static void scratch_open(void)
+{
+    snprintf(scratch, sizeof scratch, "/tmp/test_dot_graph.XXXXXX");
+    assert_non_null(mkdtemp(scratch));
+    setenv("DEZERO_CACHE_DIR", scratch, 1);
+}
+
+static void scratch_close(void)
+{
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
+    assert_int_equal(system(command), 0);
+    unsetenv("DEZERO_CACHE_DIR");
+}
+
+static bool file_starts_with(const char *path, const char *start)
+{
+    char head[16] = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    size_t n = fread(head, 1, strlen(start), f);
+    fclose(f);
+    return n == strlen(start) && memcmp(head, start, n) == 0;
+}
+
+/* plot_dot_graph's result, with what it wrote to stderr in message. */
+static bool plot_capturing_stderr(const Variable *z, const char *to_file,
+                                  char *message, size_t size)
+{
+    char path[96];
+    snprintf(path, sizeof path, "%s/stderr.txt", scratch);
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *capture = fopen(path, "w+");
+    assert_non_null(capture);
+    dup2(fileno(capture), 2);
+    bool drawn = plot_dot_graph(z, false, to_file);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(capture);
+    size_t n = fread(message, 1, size - 1, capture);
+    message[n] = '\0';
+    fclose(capture);
+    return drawn;
+}
+
+static bool dot_installed(void)
+{
+    return system("command -v dot >/dev/null 2>&1") == 0;
+}
+
+/* With dot: a PNG in the file named, and the DOT text in the cache. */
+static void test_plot_draws_a_png(void **state)
+{
+    (void)state;
+    if (!dot_installed())
+        skip();
+    scratch_open();
+    char png[96], dot[96];
+    snprintf(png, sizeof png, "%s/graph.png", scratch);
+    snprintf(dot, sizeof dot, "%s/tmp_graph.dot", scratch);
+    assert_true(plot_dot_graph(small_graph(), false, png));
+    assert_true(file_starts_with(png, "\x89PNG"));
+    assert_true(file_starts_with(dot, "digraph g {\n"));
+    scratch_close();
+}
+
+/* Without dot on the PATH: false and a message that says what to
+ * install; the DOT text is written all the same. */
+static void test_plot_without_dot(void **state)
+{
+    (void)state;
+    scratch_open();
+    char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
+    setenv("PATH", scratch, 1);         /* a folder without dot */
+    char png[96], dot[96], message[1024];
+    snprintf(png, sizeof png, "%s/graph.png", scratch);
+    snprintf(dot, sizeof dot, "%s/tmp_graph.dot", scratch);
+    bool drawn = plot_capturing_stderr(small_graph(), png, message,
+                                       sizeof message);
+    setenv("PATH", path, 1);
+    free(path);
+    assert_false(drawn);
+    assert_non_null(strstr(message, "not installed"));
+    assert_non_null(strstr(message, "graphviz"));
+    assert_true(file_starts_with(dot, "digraph g {\n"));
+    assert_int_equal(access(png, F_OK), -1);
+    scratch_close();
+}
+
+/* A format dot does not know, and a file name without one: false. */
+static void test_plot_bad_format(void **state)
+{
+    (void)state;
+    scratch_open();
+    char file[96], message[1024];
+    snprintf(file, sizeof file, "%s/graph", scratch);
+    assert_false(plot_capturing_stderr(small_graph(), file, message,
+                                       sizeof message));
+    assert_non_null(strstr(message, "no extension"));
+    if (dot_installed()) {
+        snprintf(file, sizeof file, "%s/graph.nosuchformat", scratch);
+        assert_false(plot_capturing_stderr(small_graph(), file, message,
+                                           sizeof message));
+        assert_non_null(strstr(message, "dot could not draw"));
+    }
+    scratch_close();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        STEP_TEST(test_small_graph),
+        STEP_TEST(test_small_graph_verbose),
+        STEP_TEST(test_ids_are_addresses),
+        STEP_TEST(test_lone_variable),
+        STEP_TEST(test_goldstein_graph),
+        STEP_TEST(test_no_objects_made),
+        STEP_TEST(test_plot_draws_a_png),
+        STEP_TEST(test_plot_without_dot),
+        STEP_TEST(test_plot_bad_format),
+    };
+    return cmocka_run_group_tests_name("dot_graph", tests, NULL, NULL);
+}
