@@ -757,6 +757,39 @@ static void test_unary_large_arrays_every_element(void **state)
     nd_release(s32);
 }
 
+/* An element's log, sin, cos or tanh does not depend on where it sits:
+ * alone in a 0-d array, or anywhere in a long one (the vector code
+ * handles every element, the tail too), in both float dtypes. (exp
+ * keeps a scalar tail, to agree with NumPy more often: elementwise.c.) */
+static void test_unary_element_alone_equals_in_array(void **state)
+{
+    (void)state;
+    UnaryFn fns[] = {nd_log, nd_sin, nd_cos, nd_tanh};
+    NdArray *x = nd_linspace(0.01, 9.7, 101);          // (101,)
+    NdArray *x32 = nd_astype(x, ND_FLOAT32);           // (101,)
+    NdArray *inputs[] = {x, x32};
+    for (int f = 0; f < 4; f++) {
+        for (int t = 0; t < 2; t++) {
+            NdArray *all = fns[f](inputs[t]);
+            for (int64_t i = 0; i < 101; i++) {
+                NdArray *one = nd_getitem(inputs[t], 1,
+                                         (NdIndex[]){ND_IDX_INT(i)});
+                NdArray *alone = fns[f](one);          // ()
+                if (nd_get_flat(alone, 0) != nd_get_flat(all, i))
+                    fail_msg("function %d, %s, element %lld: %a alone, "
+                             "%a in the array", f,
+                             nd_dtype_name(one->dtype), (long long)i,
+                             nd_get_flat(alone, 0), nd_get_flat(all, i));
+                nd_release(one);
+                nd_release(alone);
+            }
+            nd_release(all);
+        }
+    }
+    nd_release(x);
+    nd_release(x32);
+}
+
 /* ------------------------------------------------------------ where, clip */
 
 static void test_where(void **state)
@@ -1117,6 +1150,7 @@ int main(void)
         cmocka_unit_test(test_abs_of_complex_is_its_modulus),
         cmocka_unit_test(test_unary_zero_size_and_0d),
         cmocka_unit_test(test_unary_large_arrays_every_element),
+        cmocka_unit_test(test_unary_element_alone_equals_in_array),
         cmocka_unit_test(test_where),
         cmocka_unit_test(test_where_casts_cond_and_promotes),
         cmocka_unit_test(test_clip),
