@@ -35,8 +35,7 @@ test: deps
 
 diff:
 	@test -n "$(STEP)" || { echo "usage: make diff STEP=N"; exit 2; }
-	@diff -ru -x build -x 'step[0-9][0-9]' steps/step$(PREV) \
-	    steps/step$(NN); test $$? -le 1
+	@mk/diff.sh $(PREV) $(NN)
 
 book: deps
 	@$(MAKE) --no-print-directory -C docs
