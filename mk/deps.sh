@@ -15,6 +15,7 @@ has_header zlib.h || need+=(zlib1g-dev)
 has_header cmocka.h || need+=(libcmocka-dev)
 has_command pandoc || need+=(pandoc)
 has_command dot || need+=(graphviz)
+has_command gnuplot || need+=(gnuplot-nox)
 has_command valgrind || need+=(valgrind)
 
 [ ${#need[@]} -eq 0 ] && exit 0
