@@ -677,9 +677,11 @@ local function run_step(nn, args, status)
   end
   local stamp = dir .. '/status.txt'
   -- Locked: pages built in parallel may ask for the same run.
+  -- The folder is also the program's DeZero cache (DEZERO_CACHE_DIR),
+  -- so building the book writes nothing into ~/.dezero.
   local run = 'test status.txt -nt ' .. quote(program) .. ' && exit 0;'
     .. ' find . -mindepth 1 ! -name .lock -exec rm -rf {} +; '
-    .. quote(program) .. ' ' .. (args or '')
+    .. 'DEZERO_CACHE_DIR="$PWD" ' .. quote(program) .. ' ' .. (args or '')
     .. ' >stdout.txt 2>stderr.txt; echo $? >status.tmp;'
     .. ' mv status.tmp status.txt'
   ensure_dir(dir)
