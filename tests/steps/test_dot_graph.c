@@ -8,43 +8,8 @@
 #include <inttypes.h>
 #include <unistd.h>
 
+#include "dot_text.h"
 #include "pool_fixture.h"
-
-/* text with every run of 6 or more digits (an address) replaced by n1,
- * n2, ... in order of first appearance; the caller frees it. */
-static char *renumbered(const char *text)
-{
-    enum { MAX_IDS = 512 };
-    char ids[MAX_IDS][24];
-    int nids = 0;
-    size_t size = strlen(text) + 1;
-    char *out = malloc(size);
-    size_t o = 0;
-    for (const char *p = text; *p;) {
-        size_t run = strspn(p, "0123456789");
-        if (run < 6) {
-            size_t n = run ? run : 1;
-            memcpy(out + o, p, n);
-            o += n;
-            p += n;
-            continue;
-        }
-        assert_true(run < sizeof ids[0]);
-        int k = 0;
-        while (k < nids && !(strlen(ids[k]) == run &&
-                             strncmp(ids[k], p, run) == 0))
-            k++;
-        if (k == nids) {
-            assert_true(nids < MAX_IDS);
-            memcpy(ids[nids], p, run);
-            ids[nids++][run] = '\0';
-        }
-        o += (size_t)sprintf(out + o, "n%d", k + 1);  /* never longer */
-        p += run;
-    }
-    out[o] = '\0';
-    return out;
-}
 
 /* z = (x + y) * x, with x a named 0-d variable and y a named (3,) one. */
 static Variable *small_graph(void)

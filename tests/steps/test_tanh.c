@@ -9,6 +9,7 @@
  * lifetime: the recorded gradient keeps y alive, a Tanh whose output
  * was freed refuses to run backward, and cleargrad_graph frees the
  * cycles of step 35's program. */
+#include "dot_text.h"
 #include "pool_fixture.h"
 
 /* The points, NumPy's np.tanh of them, 1 - y**2 and -2y(1 - y**2). */
@@ -90,42 +91,6 @@ static void test_second_derivative(void **state)
     assert_true(nd_allclose(grad_array(x), num, 1e-5, 1e-8));
     nd_release(num);
     cleargrad(x);
-}
-
-/* text with every run of 6 or more digits (an address) replaced by n1,
- * n2, ... in order of first appearance; the caller frees it. */
-static char *renumbered(const char *text)
-{
-    enum { MAX_IDS = 512 };
-    char ids[MAX_IDS][24];
-    int nids = 0;
-    char *out = malloc(strlen(text) + 1);
-    assert_non_null(out);
-    size_t o = 0;
-    for (const char *p = text; *p;) {
-        size_t run = strspn(p, "0123456789");
-        if (run < 6) {
-            size_t n = run ? run : 1;
-            memcpy(out + o, p, n);
-            o += n;
-            p += n;
-            continue;
-        }
-        assert_true(run < sizeof ids[0]);
-        int k = 0;
-        while (k < nids && !(strlen(ids[k]) == run &&
-                             strncmp(ids[k], p, run) == 0))
-            k++;
-        if (k == nids) {
-            assert_true(nids < MAX_IDS);
-            memcpy(ids[nids], p, run);
-            ids[nids++][run] = '\0';
-        }
-        o += (size_t)sprintf(out + o, "n%d", k + 1);  /* never longer */
-        p += run;
-    }
-    out[o] = '\0';
-    return out;
 }
 
 /* The Python original's graph of gx2, its ids renumbered. */
