@@ -1,0 +1,193 @@
+// FIRST_STEP: 38
+/* test_reshape_transpose.c - Reshape and Transpose (step 38,
+ * functions.c): the elements they give against NumPy's reshape and
+ * transpose, -1 in a shape, F_reshape returning x itself for its own
+ * shape, the Variable helpers (x.reshape, x.transpose, x.T), the
+ * gradients against central differences of a weighted sum (weights
+ * that differ, so that a wrong permutation shows), negative axes, and
+ * the backward recorded with create_graph and differentiated again. */
+#include "pool_fixture.h"
+
+/* A (2, 3, 4) float64 array of 0 .. 23, as np.arange(24).reshape. */
+static Variable *cube(void)
+{
+    NdArray *flat = nd_arange(0, 24, 1, ND_FLOAT64);
+    NdArray *a = nd_copy(flat);
+    nd_release(flat);
+    Variable *x = variable(nd_reshape(a, ND_SHAPE(2, 3, 4)));
+    nd_release(a);
+    return x;
+}
+
+/* sum(w * y) for weights w = 1, 2, 3, ... of y's shape. */
+static NdArray *weights_like(const NdArray *y)
+{
+    NdArray *w = nd_empty(ND_FLOAT64, y->ndim, y->shape);
+    for (int64_t i = 0; i < w->size; i++)
+        nd_set_flat(w, i, (double)(i + 1));
+    return w;
+}
+
+static double weighted_sum(Variable *(*f)(Variable *), const NdArray *x)
+{
+    Variable *y = f(variable(nd_copy(x)));
+    NdArray *w = weights_like(y->data);
+    NdArray *product = nd_mul(y->data, w);
+    NdArray *sum = nd_sum(product, ND_ALL_AXES, false);
+    double value = nd_item(sum);
+    nd_release(sum);
+    nd_release(product);
+    nd_release(w);
+    return value;
+}
+
+/* The gradient of L(x) = sum(w * f(x)) by backward, seeded with w, and
+ * by a central difference on one element at a time: they agree. */
+static void check_gradient(Variable *(*f)(Variable *), Variable *x)
+{
+    Variable *y = f(x);
+    y->grad = retain(variable(weights_like(y->data)));
+    backward(y);
+    NdArray *num = nd_zeros_like(x->data);
+    for (int64_t i = 0; i < x->data->size; i++) {
+        NdArray *moved = nd_copy(x->data);
+        double at = nd_get_flat(moved, i), eps = 1e-4;
+        nd_set_flat(moved, i, at + eps);
+        double up = weighted_sum(f, moved);
+        nd_set_flat(moved, i, at - eps);
+        double down = weighted_sum(f, moved);
+        nd_set_flat(num, i, (up - down) / (2 * eps));
+        nd_release(moved);
+    }
+    assert_int_equal(grad_array(x)->ndim, x->data->ndim);
+    for (int d = 0; d < x->data->ndim; d++)
+        assert_int_equal(grad_array(x)->shape[d], x->data->shape[d]);
+    assert_true(nd_allclose(grad_array(x), num, 1e-5, 1e-8));
+    nd_release(num);
+    cleargrad(x);
+}
+
+static Variable *reshape_6_4(Variable *x)
+{
+    return F_reshape(x, ND_SHAPE(6, -1));
+}
+
+static Variable *transpose_1_0_2(Variable *x)
+{
+    return F_transpose(x, ND_AXES(1, 0, 2));
+}
+
+static Variable *transpose_negative(Variable *x)
+{
+    return F_transpose(x, ND_AXES(-1, 0, 1));
+}
+
+static Variable *transpose_reversed(Variable *x)
+{
+    return variable_T(x);
+}
+
+static void test_reshape_forward(void **state)
+{
+    (void)state;
+    Variable *x = cube();
+    Variable *y = F_reshape(x, ND_SHAPE(4, -1));
+    assert_string_equal(y->creator->cls->name, "Reshape");
+    EXPECT_ARRAY(y->data, ND_FLOAT64, ND_SHAPE(4, 6), 0, 1, 2, 3, 4, 5, 6,
+                 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+                 22, 23);
+    assert_ptr_equal(F_reshape(x, ND_SHAPE(2, 3, 4)), x);
+    Variable *z = variable_reshape(x, 24);      /* x.reshape(24) */
+    assert_int_equal(variable_ndim(z), 1);
+    assert_int_equal(variable_shape(z)[0], 24);
+}
+
+/* Python's program: the gradient of y = x.reshape(6) is ones in x's
+ * shape, int64 as x. */
+static void test_reshape_backward(void **state)
+{
+    (void)state;
+    Variable *x = variable(nd_from_buffer(ND_INT64, ND_SHAPE(2, 3),
+                                          (int64_t[]){0, 1, 2, 3, 4, 5}));
+    backward(variable_reshape(x, 6));
+    EXPECT_ARRAY(grad_array(x), ND_INT64, ND_SHAPE(2, 3), 1, 1, 1, 1, 1, 1);
+    check_gradient(reshape_6_4, cube());
+}
+
+/* NumPy's a.transpose(1, 0, 2), a.transpose(-1, 0, 1) and a.T. */
+static void test_transpose_forward(void **state)
+{
+    (void)state;
+    Variable *x = cube();
+    EXPECT_ARRAY(variable_transpose(x, 1, 0, 2)->data, ND_FLOAT64,
+                 ND_SHAPE(3, 2, 4), 0, 1, 2, 3, 12, 13, 14, 15, 4, 5, 6,
+                 7, 16, 17, 18, 19, 8, 9, 10, 11, 20, 21, 22, 23);
+    EXPECT_ARRAY(transpose_negative(x)->data, ND_FLOAT64,
+                 ND_SHAPE(4, 2, 3), 0, 4, 8, 12, 16, 20, 1, 5, 9, 13, 17,
+                 21, 2, 6, 10, 14, 18, 22, 3, 7, 11, 15, 19, 23);
+    Variable *t = variable_T(x);
+    assert_string_equal(t->creator->cls->name, "Transpose");
+    assert_int_equal(variable_shape(t)[0], 4);
+    assert_int_equal(variable_shape(t)[1], 3);
+    assert_int_equal(variable_shape(t)[2], 2);
+    assert_int_equal(nd_get_flat(t->data, 1), 12);
+}
+
+/* Each gradient is gy moved back by the inverse permutation. */
+static void test_transpose_backward(void **state)
+{
+    (void)state;
+    check_gradient(transpose_1_0_2, cube());
+    check_gradient(transpose_negative, cube());
+    check_gradient(transpose_reversed, cube());
+    Variable *x = variable(nd_from_buffer(ND_INT64, ND_SHAPE(2, 3),
+                                          (int64_t[]){1, 2, 3, 4, 5, 6}));
+    backward(F_transpose(x, 0, NULL));
+    EXPECT_ARRAY(grad_array(x), ND_INT64, ND_SHAPE(2, 3), 1, 1, 1, 1, 1, 1);
+}
+
+/* sin through a reshape and a transpose, differentiated twice with
+ * create_graph: the recorded gradient is made by Reshape and Transpose,
+ * and the second derivative is -sin(x) in x's shape. */
+static void test_second_derivative(void **state)
+{
+    (void)state;
+    Variable *x = cube();
+    Variable *y = F_sin(variable_T(variable_reshape(x, 4, 6)));
+    backward(y, .create_graph = true);
+    Variable *gx = x->grad;
+    assert_string_equal(gx->creator->cls->name, "Reshape");
+    cleargrad(x);
+    backward(gx, .create_graph = true);
+    NdArray *minus_sin = nd_sin(x->data);
+    NdArray *want = nd_neg(minus_sin);
+    assert_int_equal(grad_array(x)->ndim, 3);
+    assert_true(nd_allclose(grad_array(x), want, 1e-15, 0));
+    nd_release(want);
+    nd_release(minus_sin);
+    cleargrad_graph(x->grad);
+    cleargrad(x);
+}
+
+static void test_too_many_dimensions(void **state)
+{
+    (void)state;
+    EXPECT_ND_ERROR(reshape_function(ND_SHAPE(1, 1, 1, 1, 1, 1, 1, 1, 1)),
+                    "reshape_function");
+    EXPECT_ND_ERROR(transpose_function(ND_AXES(0, 1, 2, 3, 4, 5, 6, 7, 8)),
+                    "at most 8");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        STEP_TEST(test_reshape_forward),
+        STEP_TEST(test_reshape_backward),
+        STEP_TEST(test_transpose_forward),
+        STEP_TEST(test_transpose_backward),
+        STEP_TEST(test_second_derivative),
+        STEP_TEST(test_too_many_dimensions),
+    };
+    return cmocka_run_group_tests_name("reshape_transpose", tests, NULL,
+                                       NULL);
+}
