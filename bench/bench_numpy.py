@@ -32,7 +32,7 @@ for dtype, tag in ((np.float32, "f32"), (np.float64, "f64")):
 for dtype, tag in ((np.float32, "f32"), (np.float64, "f64")):
     a = np.random.rand(2000, 2000).astype(dtype)
     b = np.random.rand(2000, 2000).astype(dtype)
-    row(f"matmul 2000x2000 {tag}", best_of(3, lambda: a @ b))
+    row(f"matmul 2000x2000 {tag}", best_of(10, lambda: a @ b))
 
 x = np.random.rand(1000, 1000)
 bias = np.random.rand(1000)
