@@ -21,10 +21,12 @@ deps:
 # common/ first, so the steps (built in parallel) never race to build it.
 steps: deps
 	@$(MAKE) --no-print-directory -C common $(BUILD_VARS)
-	@$(MAKE) --no-print-directory $(STEPS:%=build-%)
+	@$(MAKE) --no-print-directory $(STEPS:steps/%=build-%)
 
+# build-step07 builds steps/step07. (A pattern like build-% cannot stand
+# for a path with a slash: make matches it against the file name only.)
 build-%:
-	@$(MAKE) --no-print-directory -C $* $(BUILD_VARS)
+	@$(MAKE) --no-print-directory -C steps/$* $(BUILD_VARS)
 
 run: steps
 	@echo "== $(LATEST)"

@@ -166,6 +166,20 @@ if [ "$VARIANT" = default ] && command -v valgrind >/dev/null; then
     done
 fi
 
+# The README's first command, `make run`: its targets must resolve (make
+# -n only prints what the top Makefile would do; the steps are built).
+readme_run_check() {
+    local out
+    if ! out=$(make -n --no-print-directory run 2>&1); then
+        printf '%s\n' "$out"
+        echo "[  FAILED  ] 1 test(s), listed below:"
+        echo "[  FAILED  ] make run (README) does not resolve"
+        return 1
+    fi
+    echo "[  PASSED  ] 1 test(s)."
+}
+[ -z "$STEP_ARG" ] && run_program "make run" readme_run_check
+
 # The book: every code reference in docs/ must resolve (docs/README.md).
 if [ -x tests/book_check.sh ]; then
     run_program book tests/book_check.sh "${STEP_ARG}"
