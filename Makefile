@@ -21,7 +21,7 @@ deps:
 # common/ first, so the steps (built in parallel) never race to build it.
 steps: deps
 	@$(MAKE) --no-print-directory -C common $(BUILD_VARS)
-	@$(MAKE) --no-print-directory $(STEPS:steps/%=build-%)
+	@$(MAKE) --no-print-directory -j$$(nproc) $(STEPS:steps/%=build-%)
 
 # build-step07 builds steps/step07. (A pattern like build-% cannot stand
 # for a path with a slash: make matches it against the file name only.)
