@@ -38,39 +38,6 @@ NdArray *numerical_diff(Variable *(*f)(Variable *), const Variable *x,
 
 /* ---- the graph in DOT */
 
-/* Text that grows as it is written (Python's txt += ...). */
-typedef struct Text {
-    char *chars;                /* owned, '\0'-terminated */
-    size_t length;
-    size_t capacity;
-} Text;
-
-/* Appends printf-style text, doubling the buffer when it is full. */
-static void text_printf(Text *text, const char *format, ...)
-{
-    va_list args;
-    va_start(args, format);
-    int n = vsnprintf(NULL, 0, format, args);
-    va_end(args);
-    size_t needed = text->length + (size_t)n + 1;
-    if (needed > text->capacity) {
-        size_t capacity = text->capacity ? text->capacity : 1024;
-        while (capacity < needed)
-            capacity *= 2;
-        char *chars = realloc(text->chars, capacity);
-        if (!chars)
-            nd_error("get_dot_graph", "out of memory for %zu bytes of "
-                     "DOT text", capacity);
-        text->chars = chars;
-        text->capacity = capacity;
-    }
-    va_start(args, format);
-    vsnprintf(text->chars + text->length, text->capacity - text->length,
-              format, args);
-    va_end(args);
-    text->length += (size_t)n;
-}
-
 /* A node's id: the object's address, unique while it lives (Python:
  * id(obj)). */
 static uintptr_t node_id(const void *object)
@@ -80,32 +47,32 @@ static uintptr_t node_id(const void *object)
 
 /* v's node (Python: _dot_var): an orange oval labelled with its name,
  * and with verbose its shape and dtype, "x: (2, 3) float64". */
-static void dot_var(Text *text, const Variable *v, bool verbose)
+static void dot_var(FILE *text, const Variable *v, bool verbose)
 {
-    text_printf(text, "%" PRIuPTR " [label=\"%s", node_id(v),
+    fprintf(text, "%" PRIuPTR " [label=\"%s", node_id(v),
                 v->name ? v->name : "");
     if (verbose && v->data) {
         char *shape = nd_shape_str(v->data);
-        text_printf(text, "%s%s %s", v->name ? ": " : "", shape,
+        fprintf(text, "%s%s %s", v->name ? ": " : "", shape,
                     nd_dtype_name(v->data->dtype));
         free(shape);
     }
-    text_printf(text, "\", color=orange, style=filled]\n");
+    fprintf(text, "\", color=orange, style=filled]\n");
 }
 
 /* f's node, a light blue box with its class's name, and its edges:
  * from each input to f, and from f to each output still alive (Python:
  * _dot_func). */
-static void dot_func(Text *text, const Function *f)
+static void dot_func(FILE *text, const Function *f)
 {
-    text_printf(text, "%" PRIuPTR " [label=\"%s\", color=lightblue, "
+    fprintf(text, "%" PRIuPTR " [label=\"%s\", color=lightblue, "
                 "style=filled, shape=box]\n", node_id(f), f->cls->name);
     for (int i = 0; i < f->ninputs; i++)
-        text_printf(text, "%" PRIuPTR " -> %" PRIuPTR "\n",
+        fprintf(text, "%" PRIuPTR " -> %" PRIuPTR "\n",
                     node_id(f->inputs[i]), node_id(f));
     for (int i = 0; i < f->noutputs; i++)
         if (f->outputs[i])      /* a weak pointer: NULL once freed */
-            text_printf(text, "%" PRIuPTR " -> %" PRIuPTR "\n",
+            fprintf(text, "%" PRIuPTR " -> %" PRIuPTR "\n",
                         node_id(f), node_id(f->outputs[i]));
 }
 
@@ -147,31 +114,39 @@ static bool list_contains(const FunctionList *list, const Function *f)
  * frees. */
 char *get_dot_graph(const Variable *output, bool verbose)
 {
-    Text text = {0};
+    /* The text grows by an unknown amount: open_memstream gives a
+     * FILE whose buffer grows as it is written (Python's txt += ...). */
+    char *chars = NULL;
+    size_t length = 0;
+    FILE *text = open_memstream(&chars, &length);
+    if (!text)
+        nd_error("get_dot_graph", "out of memory for the DOT text");
     FunctionList funcs = {0};   /* still to visit: a stack */
     FunctionList seen = {0};    /* ever pushed (Python: seen_set) */
-    text_printf(&text, "digraph g {\n");
-    dot_var(&text, output, verbose);
+    fprintf(text, "digraph g {\n");
+    dot_var(text, output, verbose);
     if (output->creator) {
         list_append(&funcs, output->creator);
         list_append(&seen, output->creator);
     }
     while (funcs.count > 0) {
         const Function *f = funcs.items[--funcs.count];
-        dot_func(&text, f);
+        dot_func(text, f);
         for (int i = 0; i < f->ninputs; i++) {
             const Variable *x = f->inputs[i];
-            dot_var(&text, x, verbose);
+            dot_var(text, x, verbose);
             if (x->creator && !list_contains(&seen, x->creator)) {
                 list_append(&funcs, x->creator);
                 list_append(&seen, x->creator);
             }
         }
     }
-    text_printf(&text, "}");
+    fprintf(text, "}");
     free(funcs.items);
     free(seen.items);
-    return text.chars;
+    if (fclose(text) != 0)      /* writes out the buffer, and its '\0' */
+        nd_error("get_dot_graph", "out of memory for the DOT text");
+    return chars;
 }
 
 /* ---- files and the dot program */
