@@ -6,13 +6,19 @@ set -u
 need=()
 has_header() { echo "#include <$1>" | "${CC:-cc}" -E -x c - >/dev/null 2>&1; }
 has_command() { command -v "$1" >/dev/null 2>&1; }
+# A header alone can fool the check: Debian's reference BLAS (libblas-dev)
+# ships a cblas.h too. So a library counts when a program links with it.
+has_library() {
+    echo 'int main(void) { return 0; }' |
+        "${CC:-cc}" -x c - -o /dev/null "-l$1" >/dev/null 2>&1
+}
 
 has_command cc || need+=(gcc)
 has_command make || need+=(make)
-has_header cblas.h || need+=(libopenblas-dev)
-has_header fftw3.h || need+=(libfftw3-dev)
-has_header zlib.h || need+=(zlib1g-dev)
-has_header cmocka.h || need+=(libcmocka-dev)
+{ has_header cblas.h && has_library openblas; } || need+=(libopenblas-dev)
+{ has_header fftw3.h && has_library fftw3; } || need+=(libfftw3-dev)
+{ has_header zlib.h && has_library z; } || need+=(zlib1g-dev)
+{ has_header cmocka.h && has_library cmocka; } || need+=(libcmocka-dev)
 has_command pandoc || need+=(pandoc)
 has_command dot || need+=(graphviz)
 has_command gnuplot || need+=(gnuplot-nox)
