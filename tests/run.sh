@@ -86,6 +86,8 @@ done
 
 # The golden-output checker, and the list of steps it checks.
 echo "$BUILD/golden_test|tests/golden_test.c|$LIBND" >> "$jobs_file"
+# The program that leaks on purpose, to prove the leak checkers work.
+echo "$BUILD/canary_leak|tests/canary_leak.c|" >> "$jobs_file"
 
 compile_one() {   # one line of the jobs file: "out|source|extra arguments"
     local out src extra
@@ -123,6 +125,24 @@ run_program() {   # label, command...
     fi
 }
 
+# A leak check that does not work must fail, not pass: the canary leaks
+# on purpose, and LeakSanitizer must say so.
+lsan_canary() {
+    local report
+    report=$(ASAN_OPTIONS=detect_leaks=1 "./$BUILD/canary_leak" 2>&1)
+    if [ $? -eq 0 ] || ! grep -q 'LeakSanitizer: detected memory leaks' \
+            <<< "$report"; then
+        printf '%s\n' "$report"
+        echo "[  FAILED  ] 1 test(s), listed below:"
+        echo "[  FAILED  ] LeakSanitizer missed a leak: it is off here" \
+             "(under ptrace, such as gdb or strace, it turns itself off)," \
+             "so this run's leak checks would prove nothing"
+        return 1
+    fi
+    echo "[  PASSED  ] 1 test(s)."
+}
+[ "$VARIANT" = asan ] && run_program "LeakSanitizer canary" lsan_canary
+
 # Until step 17 the programs leave their graphs to the operating system
 # (DESIGN.md, section 4), so LeakSanitizer only watches steps 17 and up.
 for entry in "${programs[@]}"; do
@@ -144,12 +164,13 @@ fi
 # valgrind checks it here; the SANITIZE=1 run checks it with LeakSanitizer.
 # The program runs in a scratch folder, its DeZero cache too, so that the
 # files it writes stay out of the sources and of ~/.dezero.
+VALGRIND=(valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect
+          --error-exitcode=99 --quiet)
 leak_check() {   # NN
     local program=$ROOT/steps/step$1/step$1 report scratch
     scratch=$(mktemp -d)
-    report=$(cd "$scratch" && DEZERO_CACHE_DIR=$scratch valgrind \
-        --leak-check=full --errors-for-leak-kinds=definite,indirect \
-        --error-exitcode=99 --quiet "$program" 2>&1 >/dev/null)
+    report=$(cd "$scratch" && DEZERO_CACHE_DIR=$scratch "${VALGRIND[@]}" \
+        "$program" 2>&1 >/dev/null)
     local status=$?
     rm -rf "$scratch"
     if [ $status -eq 99 ]; then
@@ -160,7 +181,25 @@ leak_check() {   # NN
     fi
     echo "[  PASSED  ] 1 test(s)."
 }
-if [ "$VARIANT" = default ] && command -v valgrind >/dev/null; then
+# valgrind must be there, and must see the canary's leak.
+valgrind_canary() {
+    local report
+    if ! command -v valgrind >/dev/null; then
+        echo "[  FAILED  ] 1 test(s), listed below:"
+        echo "[  FAILED  ] valgrind is not installed (mk/deps.sh installs it)"
+        return 1
+    fi
+    report=$("${VALGRIND[@]}" "./$BUILD/canary_leak" 2>&1)
+    if [ $? -ne 99 ]; then
+        printf '%s\n' "$report"
+        echo "[  FAILED  ] 1 test(s), listed below:"
+        echo "[  FAILED  ] valgrind missed a leak: its leak checks are off"
+        return 1
+    fi
+    echo "[  PASSED  ] 1 test(s)."
+}
+if [ "$VARIANT" = default ]; then
+    run_program "valgrind canary" valgrind_canary
     for n in "${steps[@]}"; do
         (( 10#$n >= 17 )) && run_program "valgrind step$n" leak_check "$n"
     done

@@ -33,7 +33,6 @@ int main(void)
                                 logs[3]};
     bool drawn = write_csv("sin.csv", 5, names, columns) &&
                  plot_csv("sin.csv", "sin.svg", "bottom right");
-    cleargrad_graph(x->grad);   /* the gradients' cycles (dezero.h) */
     pool_drain(pool);
     return drawn ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -35,7 +35,6 @@ int main(void)
     char *graph = get_dot_graph(gx, false); /* the text dot was given */
     bool saved = write_text_file("tanh.dot", graph);
     free(graph);
-    cleargrad_graph(gx);        /* the gradients' cycles (dezero.h) */
     pool_drain(pool);
     return drawn && saved ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -18,7 +18,7 @@ Config config = {.enable_backprop = true};
 
 int variables_alive;            /* Variables made and not yet freed */
 
-static void variable_destroy(Object *object);
+static const ObjectType variable_type;
 
 /* A new Variable holding data, owned by the innermost pool. It takes
  * over the caller's reference to data, so variable(nd_scalar(1.0))
@@ -29,7 +29,7 @@ Variable *variable(NdArray *data)
     if (!data)
         nd_error("variable", "NULL is not supported; data must point to "
                  "an NdArray");
-    Variable *v = object_new(sizeof *v, variable_destroy, "variable");
+    Variable *v = object_new(sizeof *v, &variable_type, "variable");
     variables_alive++;
     v->data = data;
     v->name = NULL;
@@ -103,25 +103,51 @@ void cleargrad(Variable *v)
 
 int functions_alive;            /* Functions made and not yet freed */
 
+/* Drops f's references to its inputs (the collector's clear). */
+static void function_clear(Object *object)
+{
+    Function *f = (Function *)object;
+    Variable **inputs = f->inputs;
+    int n = f->ninputs;
+    f->inputs = NULL;
+    f->ninputs = 0;
+    for (int i = 0; i < n; i++)
+        release(inputs[i]);
+    free(inputs);
+}
+
 /* Frees f when nothing refers to it any more: drops its references to
  * its inputs. (Its outputs are gone: each held a reference to f.) */
 static void function_destroy(Object *object)
 {
     Function *f = (Function *)object;
-    for (int i = 0; i < f->ninputs; i++)
-        release(f->inputs[i]);
-    free(f->inputs);
+    function_clear(object);
     free(f->outputs);
     free(f);
     functions_alive--;
 }
+
+/* Shows the collector f's references: its inputs. */
+static void function_traverse(Object *object,
+                              void (*visit)(Object *, void *), void *arg)
+{
+    Function *f = (Function *)object;
+    for (int i = 0; i < f->ninputs; i++)
+        visit(&f->inputs[i]->object, arg);
+}
+
+static const ObjectType function_type = {
+    .destroy = function_destroy,
+    .traverse = function_traverse,
+    .clear = function_clear,
+};
 
 /* A new Function of class cls in a zeroed block of size bytes: a struct
  * that starts with a Function and adds what its class keeps, such as
  * Pow's exponent. Owned by the innermost pool. */
 Function *function_new_sized(const FunctionClass *cls, size_t size)
 {
-    Function *f = object_new(size, function_destroy, "function_new");
+    Function *f = object_new(size, &function_type, "function_new");
     functions_alive++;
     f->cls = cls;
     return f;
@@ -133,22 +159,47 @@ Function *function_new(const FunctionClass *cls)
     return function_new_sized(cls, sizeof(Function));
 }
 
-/* Frees v when nothing refers to it any more: clears the weak pointer
- * its creator has to it, and drops its references to its data, its
- * gradient and its creator. */
-static void variable_destroy(Object *object)
+/* Drops v's references to other objects, its gradient and its creator,
+ * whose weak pointer to v is cleared first (the collector's clear). */
+static void variable_clear(Object *object)
 {
     Variable *v = (Variable *)object;
     Function *f = v->creator;
     for (int i = 0; f && i < f->noutputs; i++)
         if (f->outputs[i] == v)
             f->outputs[i] = NULL;
+    v->creator = NULL;
     release(f);
+    cleargrad(v);
+}
+
+/* Frees v when nothing refers to it any more: drops its references to
+ * its creator and its gradient, and to its data. */
+static void variable_destroy(Object *object)
+{
+    Variable *v = (Variable *)object;
+    variable_clear(object);
     nd_release(v->data);
-    release(v->grad);
     free(v);
     variables_alive--;
 }
+
+/* Shows the collector v's references: its gradient and its creator. */
+static void variable_traverse(Object *object,
+                              void (*visit)(Object *, void *), void *arg)
+{
+    Variable *v = (Variable *)object;
+    if (v->grad)
+        visit(&v->grad->object, arg);
+    if (v->creator)
+        visit(&v->creator->object, arg);
+}
+
+static const ObjectType variable_type = {
+    .destroy = variable_destroy,
+    .traverse = variable_traverse,
+    .clear = variable_clear,
+};
 
 /* Records that f made v, one generation after f; v keeps f alive. */
 void set_creator(Variable *v, Function *f)
@@ -542,9 +593,6 @@ Variable *pow_variable(Variable *x, double c, NdDtype c_dtype)
 
 /* ---- backpropagation */
 
-static unsigned long passes;    /* walks through graphs so far: backward
-                                 * passes and cleargrad_graph's */
-
 /* Puts f above every function of a lower or equal generation. */
 void stack_push(FunctionStack *stack, Function *f)
 {
@@ -629,7 +677,10 @@ static void backward_step(Function *f, FunctionStack *funcs,
  * belong to the innermost pool. */
 void variable_backward(Variable *y, BackwardOptions options)
 {
+    static unsigned long passes;    /* backward passes so far */
     unsigned long pass = ++passes;
+    if (options.create_graph)
+        gc_request();       /* the gradients may hold their variables */
     if (!y->grad)           /* dy/dy = 1 */
         y->grad = retain(variable(nd_ones_like(y->data)));
     FunctionStack funcs = {0};
@@ -646,29 +697,4 @@ void variable_backward(Variable *y, BackwardOptions options)
                     cleargrad(f->outputs[i]);
     }
     free(funcs.items);
-}
-
-/* Forgets the gradient of y and of every variable in the graph behind
- * it, walking the graph as backward does (each function once). Borrows
- * y, which it keeps alive while it walks: releasing a gradient may free
- * a whole graph of them, but not one that y's graph holds. */
-void cleargrad_graph(Variable *y)
-{
-    unsigned long pass = ++passes;
-    FunctionStack funcs = {0};
-    retain(y);
-    cleargrad(y);
-    if (y->creator)
-        push_unseen(&funcs, y->creator, pass);
-    while (funcs.count > 0) {
-        Function *f = stack_pop(&funcs);
-        for (int i = 0; i < f->ninputs; i++) {
-            Variable *x = f->inputs[i];
-            cleargrad(x);
-            if (x->creator)
-                push_unseen(&funcs, x->creator, pass);
-        }
-    }
-    free(funcs.items);
-    release(y);
 }

@@ -27,14 +27,37 @@
 
 /* ================================================= memory.c */
 
+typedef struct Object Object;
+
+/* What all objects of one kind share (Python: the type every object
+ * points to): how to free one, and what the cycle collector (step 32)
+ * needs to know of it. */
+typedef struct ObjectType {
+    /* Frees self, at count 0: drops its references, frees its memory. */
+    void (*destroy)(Object *self);
+    /* Calls visit(referent, arg) for each reference self holds to
+     * another object, once per reference. */
+    void (*traverse)(Object *self,
+                     void (*visit)(Object *referent, void *arg),
+                     void *arg);
+    /* Drops every reference self holds to other objects, leaving it
+     * fit only to be destroyed: how the collector breaks a cycle. */
+    void (*clear)(Object *self);
+} ObjectType;
+
 /* What every Variable and Function starts with: how many references to
- * it exist, and how to free it when none is left. (Every Python object
- * starts with the same two things.) */
-typedef struct Object {
+ * it exist, and its type. (Every Python object starts with the same two
+ * things.) */
+struct Object {
     int refcount;
-    void (*destroy)(struct Object *self);   /* frees it, at count 0 */
-    struct Object *next_doomed; /* release()'s list of objects to free */
-} Object;
+    const ObjectType *type;
+    Object *next_doomed;        /* release()'s list of objects to free */
+    Object *prev, *next;        /* the list of every object alive */
+    int gc_refs;                /* for gc_collect: references from
+                                 * outside the objects, then 0 for the
+                                 * unreachable */
+    Object *gc_work;            /* gc_collect's lists */
+};
 
 /* An autorelease pool (its fields are memory.c's). */
 typedef struct Pool Pool;
@@ -53,8 +76,18 @@ void *autorelease(void *object);
  * innermost pool can be drained. */
 void pool_drain(Pool *pool);
 /* A new zeroed object of size bytes, a struct that starts with an
- * Object, owned by the innermost pool; destroy frees it. */
-void *object_new(size_t size, void (*destroy)(Object *), const char *who);
+ * Object, owned by the innermost pool; type->destroy frees it. */
+void *object_new(size_t size, const ObjectType *type, const char *who);
+
+/* Frees every group of objects that refer to one another and to which
+ * nothing else refers: cycles, which reference counts never free
+ * (Python: gc.collect()). Returns how many objects it freed. A pool
+ * drain calls it when gc_request was called since the last one, and
+ * the drain of the outermost pool always does. */
+size_t gc_collect(void);
+/* Asks for a gc_collect at the next pool_drain: called by what may
+ * make cycles (backward with create_graph). */
+void gc_request(void);
 
 /* ================================================= core.c */
 
@@ -299,8 +332,8 @@ typedef struct BackwardOptions {
  * and each variable keeps a reference to its own. With create_graph
  * a gradient's graph leads back to the variables it was computed
  * from, often to the very variable that holds it: a cycle of
- * references that only cleargrad breaks. Clear such gradients before
- * their variables' pool is drained. */
+ * references, which the next pool drain collects (gc_collect) once
+ * nothing outside it refers to it. */
 void variable_backward(Variable *y, BackwardOptions options);
 
 /* backward(y), or with options: backward(y, .retain_grad = true,
@@ -308,14 +341,6 @@ void variable_backward(Variable *y, BackwardOptions options);
  * create_graph=True). */
 #define backward(y, ...) \
     variable_backward((y), (BackwardOptions){__VA_ARGS__})
-
-/* Forgets the gradient of y and of every variable its graph comes from
- * (cleargrad on each). After backward passes with create_graph, the
- * variables that no function made, such as the seeds of the passes,
- * can hold gradients whose graphs lead to one another: cycles that no
- * variable the program names is part of. Called on the last gradient
- * computed, it breaks them. Borrows y. */
-void cleargrad_graph(Variable *y);
 
 /* ================================================= functions.c */
 
