@@ -208,8 +208,6 @@ void nd_cast_buffer(void *dst, NdDtype to, const void *src, NdDtype from,
     } else if (nd_dtype_is_complex(to) || nd_dtype_is_complex(from)) {
         for (int64_t i = 0; i < n; i++)
             nd_store_complex(dst, to, i, nd_load_complex(src, from, i));
-        for (int64_t i = 0; i < n; i++)
-            nd_store_complex(dst, to, i, nd_load_complex(src, from, i));
     } else {
         for (int64_t i = 0; i < n; i++)
             nd_store(dst, to, i, nd_load(src, from, i));

@@ -25,6 +25,10 @@ static inline char *nd_shape_text(char buf[ND_SHAPE_TEXT], const NdArray *a)
     return nd_format_shape(buf, a->ndim, a->shape, false);
 }
 
+/* The most elements an array may have: its bytes, at up to 16 per
+ * element, must fit in an int64_t (and so in a size_t). */
+#define ND_MAX_ELEMENTS (INT64_MAX / 16)
+
 /* Stops with an error unless ndim and every extent are valid. */
 void nd_check_shape(const char *op, int ndim, const int64_t *shape);
 /* A negative axis counted from the end, checked against ndim. */

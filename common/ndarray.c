@@ -31,10 +31,6 @@ char *nd_shape_str(const NdArray *a)
     return text;
 }
 
-/* The most elements an array may have: its bytes, at up to 16 per
- * element, must fit in an int64_t (and so in a size_t). */
-#define MAX_ELEMENTS (INT64_MAX / 16)
-
 void nd_check_shape(const char *op, int ndim, const int64_t *shape)
 {
     if (ndim < 0 || ndim > ND_MAX_DIMS)
@@ -46,7 +42,7 @@ void nd_check_shape(const char *op, int ndim, const int64_t *shape)
                      "(axis %d is %" PRId64 ")", d, shape[d]);
     int64_t size = 1;
     for (int d = 0; d < ndim && size > 0; d++) {
-        if (shape[d] > MAX_ELEMENTS / size) {
+        if (shape[d] > ND_MAX_ELEMENTS / size) {
             char text[ND_SHAPE_TEXT];
             nd_error(op, "array is too big; shape %s has more elements "
                      "than memory can hold",
@@ -236,7 +232,7 @@ NdArray *nd_arange(double start, double stop, double step, NdDtype dtype)
     if (isnan(count))
         nd_error(op, "cannot compute length of arange(%g, %g, %g)", start,
                  stop, step);
-    if (count > (double)MAX_ELEMENTS)
+    if (count > (double)ND_MAX_ELEMENTS)
         nd_error(op, "maximum allowed size exceeded: arange(%g, %g, %g) "
                  "has %g elements", start, stop, step, count);
     int64_t n = count > 0 ? (int64_t)count : 0;

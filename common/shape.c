@@ -106,8 +106,13 @@ NdArray *nd_reshape(const NdArray *a, int ndim, const int64_t *shape)
     const char *op = "nd_reshape";
     nd_same_device(op, 1, &a);
     check_ndim(op, ndim);
+    char text[ND_SHAPE_TEXT];
+    /* known: the product of the given extents other than 0, kept within
+     * ND_MAX_ELEMENTS as nd_check_shape does, so that it cannot wrap
+     * around to a's size; as in NumPy, a 0 does not excuse the rest. */
     int64_t resolved[ND_MAX_DIMS], known = 1;
     int unknown = -1;                   /* the axis given as -1 */
+    bool zero = false;                  /* an extent is 0 */
     for (int d = 0; d < ndim; d++) {
         resolved[d] = shape[d];
         if (shape[d] == -1) {
@@ -117,17 +122,25 @@ NdArray *nd_reshape(const NdArray *a, int ndim, const int64_t *shape)
         } else if (shape[d] < 0) {
             nd_error(op, "negative dimensions are not allowed (axis %d is "
                      "%" PRId64 ")", d, shape[d]);
+        } else if (shape[d] == 0) {
+            zero = true;
+        } else if (shape[d] > ND_MAX_ELEMENTS / known) {
+            nd_error(op, "cannot reshape array of size %" PRId64 " into "
+                     "shape %s: an array holds at most %" PRId64
+                     " elements", a->size,
+                     nd_format_shape(text, ndim, shape, false),
+                     (int64_t)ND_MAX_ELEMENTS);
         } else {
             known *= shape[d];
         }
     }
+    if (zero)
+        known = 0;
     if (unknown >= 0 && known > 0 && a->size % known == 0)
         resolved[unknown] = a->size / known;
-    else if (unknown >= 0 || known != a->size) {
-        char text[ND_SHAPE_TEXT];
+    else if (unknown >= 0 || known != a->size)
         nd_error(op, "cannot reshape array of size %" PRId64 " into shape "
                  "%s", a->size, nd_format_shape(text, ndim, shape, false));
-    }
     return make_view(op, a, ndim, resolved);
 }
 

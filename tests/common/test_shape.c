@@ -105,6 +105,37 @@ static void test_reshape_errors(void **state)
     nd_release(a);
 }
 
+/* A shape whose product wraps around to the array's size must not pass:
+ * 7 * 0x6DB6DB6DB6DB6DB7 is 1 modulo 2^64, and 2^32 * 2^32 is 0. NumPy
+ * refuses both, and so does nd_reshape, with nd_check_shape's bound. */
+static void test_reshape_overflow(void **state)
+{
+    (void)state;
+    NdArray *one = nd_scalar(3.0);
+    EXPECT_ND_ERROR(nd_reshape(one, ND_SHAPE(7, 0x6DB6DB6DB6DB6DB7)),
+                    "nd_reshape: cannot reshape array of size 1 into shape "
+                    "(7,7905747460161236407): an array holds at most");
+    EXPECT_ND_ERROR(nd_reshape(one, ND_SHAPE(0x6DB6DB6DB6DB6DB7, -1)),
+                    "cannot reshape array of size 1 into shape");
+    nd_release(one);
+
+    NdArray *empty = nd_zeros(ND_FLOAT64, ND_SHAPE(0));
+    EXPECT_ND_ERROR(nd_reshape(empty, ND_SHAPE(INT64_C(1) << 32,
+                                               INT64_C(1) << 32)),
+                    "nd_reshape: cannot reshape array of size 0 into shape "
+                    "(4294967296,4294967296)");
+    /* A 0 makes the size 0, but not the other extents small enough. */
+    EXPECT_ND_ERROR(nd_reshape(empty, ND_SHAPE(0, INT64_C(1) << 62)),
+                    "cannot reshape array of size 0 into shape "
+                    "(0,4611686018427387904)");
+    /* The largest extents that fit are still accepted. */
+    NdArray *r = nd_reshape(empty, ND_SHAPE(0, INT64_MAX / 16));
+    assert_int_equal(r->size, 0);
+    assert_int_equal(r->shape[1], INT64_MAX / 16);
+    nd_release(r);
+    nd_release(empty);
+}
+
 /* ------------------------------------------------------ expand, squeeze */
 
 static void test_expand_dims(void **state)
@@ -664,6 +695,7 @@ int main(void)
         cmocka_unit_test(test_reshape_is_a_view),
         cmocka_unit_test(test_reshape_shapes),
         cmocka_unit_test(test_reshape_errors),
+        cmocka_unit_test(test_reshape_overflow),
         cmocka_unit_test(test_expand_dims),
         cmocka_unit_test(test_squeeze),
         cmocka_unit_test(test_flatten),
