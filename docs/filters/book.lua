@@ -433,41 +433,182 @@ local function highlight(lines, lang)
   return out
 end
 
--- Splits unified diff text into files: {old, new, hunks = {{header,
--- lines = {{sign, text}}}}}.
+-- The diffs come from mk/diff.sh, the script behind `make diff`, so the
+-- book and the terminal show the same thing: `git diff --no-index
+-- --histogram --find-renames`. With --book it marks, by colour, the lines
+-- git's --color-moved=blocks finds moved unchanged.
+local DIFF_SH = ROOT .. '/mk/diff.sh'
+local MOVED_CODES = { ['35'] = true, ['36'] = true } -- magenta, cyan
+
+local function run_diff(args)
+  local out, ok = sh(quote(DIFF_SH) .. ' --book ' .. args .. ' 2>&1')
+  if not ok then
+    fail('mk/diff.sh %s failed:\n%s', args, out)
+  end
+  return out
+end
+
+-- Splits the output of mk/diff.sh --book into files: {old, new, status
+-- ('new', 'deleted', 'renamed' or nil), hunks = {{header, lines =
+-- {{sign, text, moved}}}}}.
 local function parse_diff(text)
   local files, file, hunk = {}, nil, nil
-  for line in (text .. '\n'):gmatch('(.-)\n') do
-    if line:match('^%-%-%- ') and (not hunk or hunk.done) then
-      file = { old = line:sub(5):gsub('\t.*', ''), hunks = {} }
+  for raw in (text .. '\n'):gmatch('(.-)\n') do
+    local code = raw:match('^\27%[([%d;]*)m')
+    local line = raw:gsub('\27%[[%d;]*m', '')
+    if line:match('^diff %-%-git ') then
+      local a, b = line:match('^diff %-%-git (%S+) (%S+)$')
+      file = { old = a, new = b, hunks = {} }
       files[#files + 1] = file
       hunk = nil
-    elseif line:match('^%+%+%+ ') and file and not file.new then
-      file.new = line:sub(5):gsub('\t.*', '')
-    elseif line:match('^@@') and file then
-      local o, oc, n, nc = line:match('^@@ %-(%d+),?(%d*) %+(%d+),?(%d*) @@')
-      hunk = { header = line, lines = {},
-        left = oc == '' and 1 or tonumber(oc),
-        right = nc == '' and 1 or tonumber(nc) }
-      hunk.done = hunk.left == 0 and hunk.right == 0
+    elseif file and line:match('^@@') then
+      hunk = { header = line, lines = {} }
       file.hunks[#file.hunks + 1] = hunk
-    elseif hunk and not hunk.done and line:match('^[ +%-]') then
+    elseif hunk then
       local sign = line:sub(1, 1)
-      hunk.lines[#hunk.lines + 1] = { sign = sign, text = line:sub(2) }
-      if sign ~= '+' then
-        hunk.left = hunk.left - 1
+      if sign == ' ' or sign == '+' or sign == '-' then
+        hunk.lines[#hunk.lines + 1] = { sign = sign, text = line:sub(2),
+          moved = sign ~= ' ' and MOVED_CODES[code] == true }
+      end -- "\ No newline at end of file": nothing to show
+    elseif file then
+      if line:match('^new file mode') then
+        file.status = 'new'
+      elseif line:match('^deleted file mode') then
+        file.status = 'deleted'
+      elseif line:match('^rename from ') then
+        file.old, file.status = line:sub(13), 'renamed'
+      elseif line:match('^rename to ') then
+        file.new = line:sub(11)
+      elseif line:match('^%-%-%- ') and line:sub(5) ~= '/dev/null' then
+        file.old = line:sub(5)
+      elseif line:match('^%+%+%+ ') and line:sub(5) ~= '/dev/null' then
+        file.new = line:sub(5)
       end
-      if sign ~= '-' then
-        hunk.right = hunk.right - 1
-      end
-      hunk.done = hunk.left <= 0 and hunk.right <= 0
-    elseif hunk and line:match('^\\') then
-      -- "\ No newline at end of file": nothing to show
-    elseif line:match('^diff ') or line:match('^Only in ') then
-      hunk = nil
     end
   end
   return files
+end
+
+-- The names a run of C lines defines (functions, structs, typedefs,
+-- macros, tables), in order, for the note that says what moved.
+local function defined_names(lines)
+  local names, seen = {}, {}
+  local function add(name)
+    if name and not seen[name] then
+      seen[name] = true
+      names[#names + 1] = name
+    end
+  end
+  for _, l in ipairs(lines) do
+    local t = l.text
+    if t:match('^[%a_#]') and not t:match('^#include') then
+      add(t:match('^#define%s+([%a_][%w_]*)')
+        or t:match('^typedef%s+struct%s+([%a_][%w_]*)')
+        or t:match('^struct%s+([%a_][%w_]*)%s*{')
+        or t:match('^typedef[^(]*[%s%*]([%a_][%w_]*)%s*;')
+        or t:match('^[%a_][%w_%s%*]-([%a_][%w_]*)%s*%(')
+        or t:match('^[%a_][%w_%s%*]-([%a_][%w_]*)%s*%[?%]?%s*='))
+    elseif t:match('^}%s*([%a_][%w_]*)%s*;') then
+      add(t:match('^}%s*([%a_][%w_]*)%s*;'))      -- } Name; of a typedef
+    end
+  end
+  return names
+end
+
+-- A run of at least FOLD_MOVED lines moved unchanged is shown as one line
+-- saying where it went (or came from) and what it holds; shorter runs
+-- stay, dimmed.
+local FOLD_MOVED = 4
+
+local function strip_step(p)
+  return (p:gsub('^step%d%d/', ''))
+end
+
+-- Replaces each long run of moved lines in every hunk by a fold:
+-- {sign, fold = text}.
+local function fold_moves(files)
+  -- Where each moved line's text was added and removed: text -> files.
+  local where = { ['+'] = {}, ['-'] = {} }
+  for _, f in ipairs(files) do
+    for _, h in ipairs(f.hunks) do
+      for _, l in ipairs(h.lines) do
+        if l.moved then
+          local side = where[l.sign]
+          local name = strip_step(l.sign == '+' and f.new or f.old)
+          side[l.text] = side[l.text] or {}
+          side[l.text][name] = true
+        end
+      end
+    end
+  end
+  local function note(run, sign, here)
+    -- the other side's files that hold the run's lines, most lines first
+    local other, count, order = where[sign == '+' and '-' or '+'], {}, {}
+    for _, l in ipairs(run) do
+      for name in pairs(other[l.text] or {}) do
+        if not count[name] then
+          order[#order + 1] = name
+        end
+        count[name] = (count[name] or 0) + 1
+      end
+    end
+    table.sort(order, function(a, b)
+      if count[a] ~= count[b] then
+        return count[a] > count[b]
+      end
+      return a < b
+    end)
+    local places = {}
+    for i, name in ipairs(order) do
+      if i > 2 or count[name] * 4 < #run then
+        break
+      end
+      places[#places + 1] = name == here and ('elsewhere in ' .. name)
+        or name
+    end
+    local text = #run .. ' lines moved'
+    if sign == '-' then
+      text = text .. ' unchanged'
+        .. (#places > 0 and (' to ' .. table.concat(places, ' and ')) or '')
+    else
+      text = text .. ' here unchanged'
+        .. (#places > 0 and (' from ' .. table.concat(places, ' and '))
+          or '')
+    end
+    local names = defined_names(run)
+    if #names > 0 then
+      if #names > 6 then
+        names = { names[1], names[2], names[3], names[4], names[5],
+          '…' }
+      end
+      text = text .. ': ' .. table.concat(names, ', ')
+    end
+    return text
+  end
+  for _, f in ipairs(files) do
+    for _, h in ipairs(f.hunks) do
+      local out, i = {}, 1
+      while i <= #h.lines do
+        local l = h.lines[i]
+        local j = i
+        if l.moved then
+          while j < #h.lines and h.lines[j + 1].moved
+              and h.lines[j + 1].sign == l.sign do
+            j = j + 1
+          end
+        end
+        if l.moved and j - i + 1 >= FOLD_MOVED then
+          local run = table.move(h.lines, i, j, 1, {})
+          out[#out + 1] = { sign = l.sign, fold = note(run, l.sign,
+            strip_step(l.sign == '+' and f.new or f.old)) }
+        else
+          table.move(h.lines, i, j, #out + 1, out)
+        end
+        i = j + 1
+      end
+      h.lines = out
+    end
+  end
 end
 
 local function diff_html(file, lang)
@@ -478,26 +619,31 @@ local function diff_html(file, lang)
     -- opened on a removed line does not run on into the added ones.
     local old, new, at = {}, {}, {}
     for i, l in ipairs(hunk.lines) do
-      if l.sign ~= '+' then
-        old[#old + 1] = l.text
-        at[i] = #old
-      end
-      if l.sign ~= '-' then
-        new[#new + 1] = l.text
-        at[i] = #new
+      if not l.fold then
+        if l.sign ~= '+' then
+          old[#old + 1] = l.text
+          at[i] = #old
+        end
+        if l.sign ~= '-' then
+          new[#new + 1] = l.text
+          at[i] = #new
+        end
       end
     end
     old, new = highlight(old, lang), highlight(new, lang)
-    local html = {}
-    for i, l in ipairs(hunk.lines) do
-      html[i] = (l.sign == '-' and old or new)[at[i]]
-    end
     rows[#rows + 1] = '<span class="line hunk">' .. escape_html(hunk.header)
       .. '</span>'
     for i, l in ipairs(hunk.lines) do
-      rows[#rows + 1] = '<span class="line ' .. CLASS[l.sign]
-        .. '"><span class="sign">' .. l.sign .. '</span>' .. html[i]
-        .. '</span>'
+      if l.fold then
+        rows[#rows + 1] = '<span class="line moved ' .. CLASS[l.sign]
+          .. '"><span class="sign">' .. l.sign .. '</span><span class="note">'
+          .. escape_html(l.fold) .. '</span></span>'
+      else
+        local html = (l.sign == '-' and old or new)[at[i]]
+        rows[#rows + 1] = '<span class="line ' .. CLASS[l.sign]
+          .. (l.moved and ' moved' or '') .. '"><span class="sign">'
+          .. l.sign .. '</span>' .. html .. '</span>'
+      end
     end
   end
   return '<div class="sourceCode"><pre class="sourceCode diff">'
@@ -510,7 +656,7 @@ local function diff_text(file)
   for _, hunk in ipairs(file.hunks) do
     rows[#rows + 1] = hunk.header
     for _, l in ipairs(hunk.lines) do
-      rows[#rows + 1] = l.sign .. l.text
+      rows[#rows + 1] = l.sign .. (l.fold and ('⋯ ' .. l.fold) or l.text)
     end
   end
   return table.concat(rows, '\n')
@@ -537,9 +683,9 @@ local function definition_text(nn, file, name)
   return csource.text(hit.lines, hit.def.first, hit.def.last) .. '\n', hit.path
 end
 
-local DIFF = 'LC_ALL=C diff -p'
-
-local function diff(block, attrs)
+-- What a .diff block compares: {files, from, nn}, the files parsed and
+-- captioned (nil in check mode once every reference has resolved).
+local function diff_files(attrs)
   local nn = need_step(attrs)
   local from
   if attrs.from then
@@ -551,8 +697,9 @@ local function diff(block, attrs)
     end
   end
   local context = number(attrs.context, 'context') or 3
-  local unified = ' -U ' .. context .. ' '
-  local out
+  local options = '-U ' .. context .. ' '
+  local out, labels
+  depend(DIFF_SH)
   if attrs.name then
     local names = split_names(attrs.name)
     if #names > 1 then
@@ -563,13 +710,15 @@ local function diff(block, attrs)
     if not new and not old then
       fail('neither step%s nor step%s defines %s', from, nn, names[1])
     end
+    if CHECK then
+      return nil
+    end
     local a, b = write_temp(old or ''), write_temp(new or '')
     local label = function(p, n)
       return p and caption_of(p) or ('step' .. n .. '/' .. (attrs.file or '-'))
     end
-    out = sh(DIFF .. unified .. '--label ' .. quote(label(old_path, from))
-      .. ' --label ' .. quote(label(new_path, nn)) .. ' ' .. quote(a) .. ' '
-      .. quote(b))
+    labels = { old = label(old_path, from), new = label(new_path, nn) }
+    out = run_diff(options .. '--files ' .. quote(a) .. ' ' .. quote(b))
     os.remove(a)
     os.remove(b)
   elseif attrs.file then
@@ -580,39 +729,46 @@ local function diff(block, attrs)
     end
     depend(a)
     depend(b)
-    out = sh(DIFF .. unified .. '-N --label ' .. quote(caption_of(a))
-      .. ' --label ' .. quote(caption_of(b)) .. ' ' .. quote(a) .. ' '
-      .. quote(b))
+    if CHECK then
+      return nil
+    end
+    out = run_diff(options .. from .. ' ' .. nn .. ' ' .. quote(attrs.file))
   else
-    -- The whole step, as `make diff` shows it, without the Makefile
-    -- (it changes only its step number).
+    -- The whole step, as `make diff` shows it.
     step_sources(from)
     step_sources(nn)
-    out = sh('cd ' .. quote(ROOT .. '/steps') .. ' && ' .. DIFF .. unified
-      .. '-rN -x build -x Makefile -x "step[0-9][0-9]" -x "*.o" -x "*.d" '
-      .. 'step' .. from .. ' step' .. nn)
-  end
-  if CHECK then
-    return nil
+    if CHECK then
+      return nil
+    end
+    out = run_diff(options .. from .. ' ' .. nn)
   end
   local files = parse_diff(out)
-  if #files == 0 then
-    return pandoc.Para({ pandoc.Emph({ pandoc.Str('(no change from step '
-      .. tonumber(from) .. ')') }) })
-  end
-  local blocks = {}
   for _, file in ipairs(files) do
-    local old_missing = not exists(ROOT .. '/steps/' .. file.old)
-    local new_missing = not exists(ROOT .. '/steps/' .. file.new)
-    local note = 'changed since step' .. from
-    if attrs.name then
-      note = 'step' .. from .. ' → step' .. nn
-    elseif old_missing then
-      note = 'new in step' .. nn
-    elseif new_missing then
-      note = 'removed in step' .. nn
+    if labels then
+      file.old, file.new = labels.old, labels.new
+      file.status = nil
     end
-    local caption = attrs.caption or (new_missing and file.old or file.new)
+  end
+  fold_moves(files)
+  return { files = files, from = from, nn = nn, named = attrs.name ~= nil }
+end
+
+-- One listing per file, captioned with the file and what happened to it.
+local function diff_blocks(d, attrs)
+  local blocks = {}
+  for _, file in ipairs(d.files) do
+    local note = 'changed since step' .. d.from
+    if d.named then
+      note = 'step' .. d.from .. ' → step' .. d.nn
+    elseif file.status == 'new' then
+      note = 'new in step' .. d.nn
+    elseif file.status == 'deleted' then
+      note = 'removed in step' .. d.nn
+    elseif file.status == 'renamed' then
+      note = 'renamed from ' .. file.old
+    end
+    local caption = attrs.caption
+      or (file.status == 'deleted' and file.old or file.new)
     local label = pandoc.Span({ pandoc.Str(note) }, { class = 'note' })
     local head = pandoc.Div({ pandoc.Plain({ pandoc.Str(caption),
       pandoc.Space(), label }) }, { class = 'caption' })
@@ -625,6 +781,18 @@ local function diff(block, attrs)
     blocks[#blocks + 1] = pandoc.Div({ head, body }, { class = 'listing diff' })
   end
   return blocks
+end
+
+local function diff(block, attrs)
+  local d = diff_files(attrs)
+  if not d then
+    return nil
+  end
+  if #d.files == 0 then
+    return pandoc.Para({ pandoc.Emph({ pandoc.Str('(no change from step '
+      .. tonumber(d.from) .. ')') }) })
+  end
+  return diff_blocks(d, attrs)
 end
 
 -- ------------------------------------------------------------ running
