@@ -138,6 +138,7 @@ local ALLOWED = {
   compile = { step = 1, file = 1, cflags = 1, caption = 1 },
   dot = { step = 1, file = 1, args = 1, caption = 1, width = 1 },
   image = { step = 1, file = 1, args = 1, caption = 1, width = 1 },
+  stages = {},
 }
 
 local function check_attributes(kind, block)
@@ -1058,10 +1059,156 @@ local function image(block, attrs)
   return figure('img/' .. name, attrs)
 end
 
+-- ------------------------------------------------------------ scope
+
+-- What the book says about its own size comes from the steps present,
+-- so that it stays true as steps arrive: [2]{.fact of=steps} in a
+-- chapter, or in book.yaml's description, becomes the number of
+-- steps/stepNN folders, and a ```{.stages}``` block the table of the
+-- stages (book.yaml's parts) that have begun.
+
+local present_cache
+local function present_steps()
+  if not present_cache then
+    present_cache = {}
+    local out = sh('cd ' .. quote(ROOT .. '/steps') .. ' && ls -d'
+      .. ' step[0-9][0-9] 2>/dev/null')
+    for nn in out:gmatch('step(%d%d)') do
+      present_cache[#present_cache + 1] = tonumber(nn)
+    end
+    table.sort(present_cache)
+  end
+  return present_cache
+end
+
+-- book.yaml, read here rather than from the command line, so that the
+-- check (which renders a chapter alone) sees the same parts.
+local book_meta
+local function book_yaml()
+  if not book_meta then
+    local text = read_file(DOCS .. '/book.yaml') or ''
+    book_meta = pandoc.read('---\n' .. text .. '\n---\n', 'markdown').meta
+  end
+  return book_meta
+end
+
+-- The stages: {title, goal, first, last, present = {numbers}}.
+local function stages()
+  local list = {}
+  for _, part in ipairs(book_yaml().parts or {}) do
+    local range = pandoc.utils.stringify(part.steps or '')
+    local first, last = range:match('^(%d+)%s*%-%s*(%d+)$')
+    local stage = { title = part.title, goal = part.goal,
+      first = tonumber(first), last = tonumber(last), present = {} }
+    for _, n in ipairs(present_steps()) do
+      if stage.first and n >= stage.first and n <= stage.last then
+        stage.present[#stage.present + 1] = n
+      end
+    end
+    list[#list + 1] = stage
+  end
+  return list
+end
+
+local WORDS = { 'one', 'two', 'three', 'four', 'five', 'six', 'seven',
+                'eight', 'nine', 'ten', 'eleven', 'twelve' }
+
+-- The facts a chapter can state.
+local FACTS = {
+  -- how many steps there are: "39"
+  steps = function()
+    return { pandoc.Str(tostring(#present_steps())) }
+  end,
+  -- the latest step's number: "39"
+  last = function()
+    local all = present_steps()
+    return { pandoc.Str(tostring(all[#all] or 0)) }
+  end,
+  -- the latest step's folder: `steps/step39`
+  latest = function()
+    local all = present_steps()
+    return { pandoc.Code(string.format('steps/step%02d', all[#all] or 0)) }
+  end,
+  -- how many stages have begun, in words: "four"
+  stages = function()
+    local n = 0
+    for _, s in ipairs(stages()) do
+      n = n + (#s.present > 0 and 1 or 0)
+    end
+    return { pandoc.Str(WORDS[n] or tostring(n)) }
+  end,
+  -- how many steps the stages of book.yaml plan: "60"
+  planned = function()
+    local n = 0
+    for _, s in ipairs(stages()) do
+      n = math.max(n, s.last or 0)
+    end
+    return { pandoc.Str(tostring(n)) }
+  end,
+}
+
+local function fact(span)
+  local of = span.attributes.of
+  if not FACTS[of] then
+    local keys = {}
+    for k in pairs(FACTS) do
+      keys[#keys + 1] = k
+    end
+    table.sort(keys)
+    fail('[]{.fact of=%s}: of= is one of %s', tostring(of),
+      table.concat(keys, ', '))
+  end
+  return FACTS[of]()
+end
+
+local function Span(span)
+  if not span.classes:includes('fact') then
+    return nil
+  end
+  local ok, result = pcall(fact, span)
+  if ok then
+    return result
+  end
+  if getmetatable(result) ~= Unresolved then
+    error(result, 0)
+  end
+  errors[#errors + 1] = chapter_name() .. ': ' .. result.message
+  return nil
+end
+
+-- The table of the stages that have begun: the steps each has so far,
+-- and what it builds (book.yaml's goal), marked while it is incomplete.
+local function stage_table(block, attrs)
+  local rows = { '| stage | steps | what it builds |', '| --- | --- | --- |' }
+  for i, s in ipairs(stages()) do
+    if #s.present > 0 then
+      local have, steps = s.present[#s.present], nil
+      local goal = s.goal and pandoc.write(pandoc.Pandoc({
+        pandoc.Plain(s.goal) }), 'markdown'):gsub('\n', ' ') or ''
+      if have >= s.last then
+        steps = s.first .. '--' .. s.last
+      else
+        steps = s.first .. '--' .. have .. ' (of ' .. s.first .. '--'
+          .. s.last .. ')'
+        goal = goal .. ' *(in progress: steps ' .. (have + 1) .. ' to '
+          .. s.last .. ' are still to come)*'
+      end
+      local title = pandoc.utils.stringify(s.title or ''):gsub('^Stage %d+: ',
+        '')
+      rows[#rows + 1] = '| ' .. i .. '. ' .. title .. ' | ' .. steps .. ' | '
+        .. goal .. ' |'
+    end
+  end
+  if CHECK then
+    return nil
+  end
+  return pandoc.read(table.concat(rows, '\n'), 'markdown').blocks
+end
+
 -- ------------------------------------------------------------ the filter
 
 local KINDS = { include = include, diff = diff, output = output, dot = dot,
-                image = image, compile = compile }
+                image = image, compile = compile, stages = stage_table }
 
 local function CodeBlock(block)
   for kind, handler in pairs(KINDS) do
@@ -1171,7 +1318,21 @@ local function finish(doc)
   return doc
 end
 
+-- book.yaml's description states facts too (the EPUB's metadata).
+local INLINE = { Str = true, Space = true, SoftBreak = true, Emph = true,
+                 Strong = true, Code = true, Span = true, Link = true }
+local function Meta(meta)
+  local d = meta.description
+  if type(d) == 'table' and d[1] and d[1].t then
+    local blocks = INLINE[d[1].t] and { pandoc.Plain(d) } or d
+    local doc = pandoc.Pandoc(blocks):walk({ Span = Span })
+    meta.description = pandoc.MetaBlocks(doc.blocks)
+  end
+  return meta
+end
+
 return {
-  { CodeBlock = CodeBlock, Link = Link, Header = Header },
+  { Meta = Meta },
+  { CodeBlock = CodeBlock, Link = Link, Header = Header, Span = Span },
   { Pandoc = finish },
 }
