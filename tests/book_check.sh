@@ -5,7 +5,9 @@
 # fixtures in tests/book/ (a chapter naming code that does not exist must
 # fail). The references are resolved by the book's own filter in check
 # mode (docs/filters/book.lua, BOOK_MODE=check), so the check and the
-# book cannot disagree. No step program is run.
+# book cannot disagree. No step program is run, except where epubcheck
+# is installed: then a small EPUB, made as the book's is, must pass it
+# (tests/book/epub.md, whose pictures come from running steps 34 and 01).
 #
 #   tests/book_check.sh       every chapter and step
 #   tests/book_check.sh 7     the chapter and sources of step 07
@@ -105,6 +107,21 @@ check_has_chapter() {
         return 1; }
 }
 
+# A small EPUB, made as docs/Makefile makes the book's (its options, the
+# filter, book.yaml) from tests/book/epub.md, which holds each kind of
+# thing epubcheck has refused, must pass epubcheck (mk/epubcheck.sh).
+check_epub() {
+    local build=$TMP/epub out opts
+    mkdir -p "$build"
+    opts=$(make -s --no-print-directory -C docs print-epub-opts \
+        BUILD="$build") || return 1
+    # shellcheck disable=SC2086
+    out=$(cd docs && BOOK_BUILD=$build pandoc $opts \
+        -o "$build/check.epub" ../tests/book/epub.md 2>&1) ||
+        { echo "$out"; return 1; }
+    mk/epubcheck.sh "$build/check.epub"
+}
+
 check_columns() {
     local files out
     mapfile -t files < <(step_sources "$1")
@@ -130,6 +147,13 @@ good=tests/book/good_reference.md
 tests+=("the check accepts $good|check_chapter $good")
 tests+=("definitions and regions are cut exactly|check_extraction")
 tests+=("the column check reports long lines|check_long_line_fixture")
+# epubcheck where it is installed (Debian package epubcheck), else skipped.
+skipped=0
+if ! mk/epubcheck.sh --installed; then
+    skipped=1
+else
+    tests+=("an EPUB made as the book's passes epubcheck|check_epub")
+fi
 
 if ! command -v pandoc >/dev/null 2>&1; then
     echo "[==========] book: Running 1 test(s)."
@@ -175,6 +199,8 @@ for i in "${!tests[@]}"; do
 done
 echo "[==========] book: ${#tests[@]} test(s) run."
 echo "[  PASSED  ] $passed test(s)."
+[ "$skipped" -gt 0 ] && echo "[  SKIPPED ] $skipped test(s): epubcheck" \
+    "is not installed (sudo apt-get install epubcheck)"
 if [ ${#failed[@]} -gt 0 ]; then
     echo "[  FAILED  ] ${#failed[@]} test(s), listed below:"
     for name in "${failed[@]}"; do

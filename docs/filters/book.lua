@@ -977,6 +977,38 @@ local function need_tool(command, package)
   end
 end
 
+-- An SVG as an EPUB may hold it (epubcheck): without a DOCTYPE, whose
+-- external DTD EPUB 3 forbids (Graphviz writes SVG 1.1's), and with
+-- each id once (gnuplot repeats its plots' ids, once for the key). A
+-- repeated id gets a suffix; nothing refers to those ids.
+local function clean_svg(text)
+  text = text:gsub('<!DOCTYPE[^>%[]*%b[]%s*>%s*', '', 1)
+    :gsub('<!DOCTYPE[^>]*>%s*', '', 1)
+  local seen = {}
+  return (text:gsub('(%sid=")([^"]*)"', function(attr, id)
+    if not seen[id] then
+      seen[id] = 1
+      return nil
+    end
+    seen[id] = seen[id] + 1
+    return attr .. id .. '-' .. seen[id] .. '"'
+  end))
+end
+
+-- Copies an SVG cleaned, any other picture as it is.
+local function copy_picture(from, to)
+  if not to:match('%.svg$') then
+    sh('cp ' .. quote(from) .. ' ' .. quote(to))
+    return
+  end
+  local f = assert(io.open(from, 'r'))
+  local text = f:read('a')
+  f:close()
+  f = assert(io.open(to, 'w'))
+  f:write(clean_svg(text))
+  f:close()
+end
+
 -- Renders a DOT file to build/img/NAME.svg; what names it in messages.
 local function render_dot(input_file, name, what)
   need_tool('dot', 'graphviz')
@@ -987,6 +1019,7 @@ local function render_dot(input_file, name, what)
   if not ok then
     fail('dot could not draw %s:\n%s', what, out)
   end
+  copy_picture(target, target)
   return 'img/' .. name .. '.svg'
 end
 
@@ -1055,7 +1088,7 @@ local function image(block, attrs)
   end
   ensure_dir(BUILD .. '/img')
   local name = 'step' .. nn .. '-' .. attrs.file:gsub('[^%w_%-%.]', '_')
-  sh('cp ' .. quote(full) .. ' ' .. quote(BUILD .. '/img/' .. name))
+  copy_picture(full, BUILD .. '/img/' .. name)
   return figure('img/' .. name, attrs)
 end
 

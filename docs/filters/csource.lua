@@ -242,6 +242,51 @@ function M.find(lines, name, with_comment)
   return best
 end
 
+-- The name a declaration's head (code only) gives: a function's or a
+-- global's, a typedef's, or a struct, union or enum tag. nil if none.
+local function head_name(head, text, body)
+  if head:match('^%s*typedef%f[^%w_]') then
+    return typedef_names(text, body):match('([%a_][%w_]*)%s*;?%s*$')
+  end
+  local tag = head:match('^[%w_%s]*%f[%w_]struct%s+([%a_][%w_]*)%s*;?%s*$')
+    or head:match('^[%w_%s]*%f[%w_]union%s+([%a_][%w_]*)%s*;?%s*$')
+    or head:match('^[%w_%s]*%f[%w_]enum%s+([%a_][%w_]*)%s*;?%s*$')
+  if tag then
+    return tag
+  end
+  local before = head:match('^([^=(%[;]*)') or head
+  return before:match('([%a_][%w_]*)%s*$')
+end
+
+-- Every top-level definition and declaration of lines, in order:
+-- {name, first, last} (first without the comment above). Used to say
+-- where a listing goes ("after function_apply").
+function M.definitions(lines)
+  local code = code_only(lines)
+  local list, i = {}, 1
+  while i <= #code do
+    local line = code[i]
+    local name, last = nil, nil
+    if line:match('^#%s*define%s+') then
+      name = line:match('^#%s*define%s+([%a_][%w_]*)')
+      last = macro_end(lines, i)
+    elseif line:match('^[%a_]') then
+      local body, head
+      last, body, head = extent(code, i)
+      if last then
+        name = head_name(head, table.concat(code, ' ', i, last), body)
+      end
+    end
+    if name and last then
+      list[#list + 1] = { name = name, first = i, last = last }
+      i = last + 1
+    else
+      i = i + 1
+    end
+  end
+  return list
+end
+
 -- The text of lines first..last.
 function M.text(lines, first, last)
   return table.concat(lines, '\n', first, last)
