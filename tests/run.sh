@@ -252,6 +252,9 @@ readme_run_check() {
 }
 [ -z "$STEP_ARG" ] && run_program "make run" readme_run_check
 
+# mk/deps.sh names exactly the packages whose probes fail.
+[ -z "$STEP_ARG" ] && run_program deps tests/deps_check.sh
+
 # The book: every code reference in docs/ must resolve (docs/README.md).
 if [ -x tests/book_check.sh ]; then
     run_program book tests/book_check.sh "${STEP_ARG}"
