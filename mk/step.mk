@@ -11,6 +11,11 @@ BUILD := build/$(VARIANT)
 SRCS := $(wildcard *.c dezero/*.c)
 OBJS := $(SRCS:%.c=$(BUILD)/%.o)
 CFLAGS += -I$(COMMON) -Idezero
+# A step whose program is a test runner (step 10) includes cmocka.h, and
+# links cmocka.
+ifneq ($(shell grep -l '<cmocka.h>' $(SRCS) 2>/dev/null),)
+LDLIBS += -lcmocka
+endif
 
 # The reader's build is ./stepNN; the sanitizer build stays in its folder.
 ifeq ($(VARIANT),default)
