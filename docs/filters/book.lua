@@ -1395,6 +1395,141 @@ local function stage_table(block, attrs)
   return pandoc.read(table.concat(rows, '\n'), 'markdown').blocks
 end
 
+-- ------------------------------------------------------------ api table
+
+-- The appendix's table of the Python API (a ::: {.api} div): the C names
+-- of each row must exist in the step the row links to and in the latest
+-- step (their sources, or common/nd.h), so the table cannot go stale.
+-- A C name is what a row calls (name followed by "("), a field (after
+-- "->" or "."), or a name with "_" or a capital letter; plain lower-case
+-- names (x, y, pool) are the example's own variables.
+
+local words_of = {}
+local function step_words(nn)
+  if not words_of[nn] then
+    local words = {}
+    local files = { ROOT .. '/common/nd.h' }
+    for _, f in ipairs(step_sources(nn)) do
+      files[#files + 1] = source_path(nn, f)
+    end
+    for _, full in ipairs(files) do
+      for word in (read_file(full) or ''):gmatch('[%a_][%w_]*') do
+        words[word] = true
+      end
+    end
+    words_of[nn] = words
+  end
+  return words_of[nn]
+end
+
+local function c_names(code)
+  local names, seen = {}, {}
+  local padded = ' ' .. code .. ' '
+  for pos, name, after in padded:gmatch('()([%a_][%w_]*)()') do
+    local before = padded:sub(1, pos - 1)
+    local rest = padded:sub(after)
+    local called = rest:match('^%s*%(') ~= nil
+    local field = before:match('%->%s*$') or before:match('%.%s*$')
+    local quoted = select(2, before:gsub('"', '')) % 2 == 1
+    if not quoted and not before:match('#%s*$')
+        and (called or field or name:find('[_%u]')) and not seen[name] then
+      seen[name] = true
+      names[#names + 1] = name
+    end
+  end
+  return names
+end
+
+local function check_api(div)
+  local all = present_steps()
+  local latest = string.format('%02d', all[#all] or 0)
+  pandoc.walk_block(div, { Table = function(tbl)
+    for _, body in ipairs(tbl.bodies) do
+      for _, row in ipairs(body.body) do
+        local cells = row.cells
+        local codes, step = {}, nil
+        if cells[2] then
+          pandoc.walk_block(pandoc.Div(cells[2].contents), { Code =
+            function(c) codes[#codes + 1] = c.text end })
+        end
+        if cells[3] then
+          pandoc.walk_block(pandoc.Div(cells[3].contents), { Link =
+            function(l) step = step or l.target:match('step(%d%d)') end })
+        end
+        local where = { latest }
+        if step and step ~= latest then
+          table.insert(where, 1, step)
+        end
+        for _, code in ipairs(codes) do
+          for _, name in ipairs(c_names(code)) do
+            for _, nn in ipairs(where) do
+              if not step_words(nn)[name] then
+                errors[#errors + 1] = chapter_name() .. ': the table of'
+                  .. ' the Python API names ' .. name .. ' (in `' .. code
+                  .. '`), which steps/step' .. nn .. ' does not have'
+              end
+            end
+          end
+        end
+      end
+    end
+  end })
+end
+
+local function Div(div)
+  if div.classes:includes('api') then
+    check_api(div)
+  end
+  return nil
+end
+
+-- ------------------------------------------------------------ python
+
+-- Under the title of each step's chapter, a link to its Python original
+-- in the DeZero repository (book.yaml's python: url and special).
+local function python_original(nn)
+  local python = book_yaml().python
+  if not python or not python.url then
+    return nil
+  end
+  local url = pandoc.utils.stringify(python.url)
+  local file, note = 'steps/step' .. nn .. '.py', nil
+  for _, s in ipairs(python.special or {}) do
+    if tonumber(pandoc.utils.stringify(s.step or '')) == tonumber(nn) then
+      file = s.file and pandoc.utils.stringify(s.file) or file
+      note = s.note and pandoc.utils.stringify(s.note)
+    end
+  end
+  local inlines = { pandoc.Str('Python original:'), pandoc.Space() }
+  if file == 'none' then
+    inlines[#inlines + 1] = pandoc.Str('none')
+  else
+    inlines[#inlines + 1] = pandoc.Link({ pandoc.Code(file) }, url .. file)
+  end
+  if note then
+    inlines[#inlines + 1] = pandoc.Space()
+    inlines[#inlines + 1] = pandoc.Str('(' .. note .. ')')
+  end
+  return pandoc.Div({ pandoc.Para(inlines) }, { class = 'python-original' })
+end
+
+local function add_python_links(doc)
+  if CHECK then
+    return nil
+  end
+  local blocks = {}
+  for _, block in ipairs(doc.blocks) do
+    blocks[#blocks + 1] = block
+    local nn = block.t == 'Header' and block.level == 1
+      and block.identifier:match('^step(%d%d)$')
+    if nn then
+      blocks[#blocks + 1] = python_original(nn)
+    end
+  end
+  doc.blocks = blocks
+  return doc
+end
+
 -- ------------------------------------------------------------ the filter
 
 local KINDS = { include = include, diff = diff, output = output, dot = dot,
@@ -1523,6 +1658,8 @@ end
 
 return {
   { Meta = Meta },
-  { CodeBlock = CodeBlock, Link = Link, Header = Header, Span = Span },
+  { CodeBlock = CodeBlock, Link = Link, Header = Header, Span = Span,
+    Div = Div },
+  { Pandoc = add_python_links },
   { Pandoc = finish },
 }
