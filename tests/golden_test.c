@@ -1,18 +1,24 @@
-/* golden_test.c - runs each step's program and compares what it prints,
- * number by number, with the Python original's output in tests/golden/.
+/* golden_test.c - runs each step's program and compares what it prints
+ * with the Python original's output in tests/golden/stepNN.txt.
  *
  *   golden_test VARIANT NN [NN ...]
  *
- * Numbers must agree within the step's relative tolerance (listed in
- * tests/golden/steps.tsv with the expected exit status); the text between
- * numbers must match, with runs of spaces counted as one. Each program
- * runs in a scratch folder of its own, which is also its DeZero cache
- * (DEZERO_CACHE_DIR), so that the files it writes (step 26's picture,
- * for one) land neither in the source tree nor in ~/.dezero. */
+ * The output must equal the golden file character for character, so a
+ * number must be printed in the same form (21 is not 21.0) with the same
+ * digits, unless the step's row in tests/golden/steps.tsv names a
+ * relative tolerance and the reason it needs one: then numbers agree
+ * within it, in the same form (an integer stays an integer), the text
+ * between them equal, with a run of spaces counted as one. The row also
+ * gives the expected exit status (tests/golden/README.md).
+ *
+ * Each program runs in a scratch folder of its own, which is also its
+ * DeZero cache (DEZERO_CACHE_DIR), so that the files it writes land
+ * neither in the source tree nor in ~/.dezero. */
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <limits.h>
+#include <math.h>
+#include <stdbool.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,7 +27,8 @@
 static const char *variant;
 
 typedef struct Expectation {
-    double rtol;
+    bool exact;             /* character for character */
+    double rtol;            /* otherwise: numbers within this */
     int exit_status;
 } Expectation;
 
@@ -41,25 +48,113 @@ static char *read_stream(FILE *f)
     return text;
 }
 
+/* The row of steps.tsv for step: "stepNN<TAB>exact<TAB>status", or
+ * "stepNN<TAB>rtol<TAB>status<TAB>reason". A row with a tolerance and
+ * no reason, or none for the step, fails the test with the fix. */
 static Expectation expectation_for(int step)
 {
-    Expectation e = {1e-12, 0};
-    FILE *f = fopen("tests/golden/steps.tsv", "r");
+    const char *table = "tests/golden/steps.tsv";
+    FILE *f = fopen(table, "r");
     if (!f)
-        fail_msg("cannot open tests/golden/steps.tsv");
-    char line[256];
+        fail_msg("cannot open %s", table);
+    char line[1024];
+    int lineno = 0;
     while (fgets(line, sizeof line, f)) {
-        int n, status;
-        double rtol;
-        if (line[0] != '#' &&
-            sscanf(line, "step%d %lf %d", &n, &rtol, &status) == 3 &&
-            n == step) {
-            e.rtol = rtol;
-            e.exit_status = status;
+        lineno++;
+        int n;
+        if (line[0] == '#' || sscanf(line, "step%d", &n) != 1 || n != step)
+            continue;
+        fclose(f);
+        line[strcspn(line, "\n")] = '\0';
+        char *fields[4] = {0};
+        int nf = 0;
+        for (char *p = line; p && nf < 4; nf++) {
+            fields[nf] = p;
+            p = strchr(p, '\t');
+            if (p)
+                *p++ = '\0';
         }
+        Expectation e = {true, 0.0, 0};
+        char *end;
+        if (nf < 3)
+            fail_msg("%s:%d: step%02d: want stepNN<TAB>exact<TAB>exit "
+                     "status", table, lineno, step);
+        e.exit_status = (int)strtol(fields[2], &end, 10);
+        if (*end || end == fields[2])
+            fail_msg("%s:%d: step%02d: the exit status \"%s\" is not a "
+                     "number", table, lineno, step, fields[2]);
+        if (strcmp(fields[1], "exact") == 0)
+            return e;
+        e.exact = false;
+        e.rtol = strtod(fields[1], &end);
+        if (*end || end == fields[1] || !(e.rtol > 0))
+            fail_msg("%s:%d: step%02d: the comparison \"%s\" is neither "
+                     "\"exact\" nor a relative tolerance", table, lineno,
+                     step, fields[1]);
+        if (nf < 4 || strlen(fields[3]) < 10)
+            fail_msg("%s:%d: step%02d compares numbers within rtol %s but "
+                     "gives no reason in a 4th column: write \"exact\" in "
+                     "the 2nd column if its output agrees character for "
+                     "character, or say why it cannot (float32, BLAS "
+                     "summation order, ...)", table, lineno, step,
+                     fields[1]);
+        return e;
     }
     fclose(f);
-    return e;
+    fail_msg("%s has no row for step%02d (see tests/golden/README.md)",
+             table, step);
+    return (Expectation){true, 0.0, 0};
+}
+
+/* Prints line number `line` of text (1-based), at most 160 characters,
+ * after a label. */
+static void print_line(const char *label, const char *text, int line)
+{
+    const char *p = text;
+    for (int l = 1; l < line && p; l++) {
+        p = strchr(p, '\n');
+        p = p ? p + 1 : NULL;
+    }
+    if (!p || (!*p && line > 1 && p[-1] == '\n')) {
+        printf("  %s (no line %d: the text ends before it)\n", label, line);
+        return;
+    }
+    int len = (int)strcspn(p, "\n");
+    printf("  %s %.*s%s\n", label, len > 160 ? 160 : len, p,
+           len > 160 ? "..." : "");
+    fflush(stdout);
+}
+
+/* Character for character: on a difference, writes where it is and
+ * prints the two lines. */
+static bool texts_equal(const char *got, const char *want, char *why,
+                        size_t why_size)
+{
+    int line = 1, column = 1;
+    const char *g = got, *w = want;
+    while (*g && *g == *w) {
+        if (*g == '\n')
+            line++, column = 0;
+        g++, w++, column++;
+    }
+    if (*g == *w)
+        return true;
+    snprintf(why, why_size, "line %d, column %d: got %s, want %s", line,
+             column, *g ? "more text" : "the end of the output",
+             *w ? "more text" : "the end");
+    if (*g && *w) {
+        /* the words that differ, from where the word starts */
+        const char *delimiters = " \n,()[]";
+        while (g > got && !strchr(delimiters, g[-1]))
+            g--, w--, column--;
+        int gl = (int)strcspn(g, delimiters);
+        int wl = (int)strcspn(w, delimiters);
+        snprintf(why, why_size, "line %d, column %d: got \"%.*s\", want "
+                 "\"%.*s\"", line, column, gl ? gl : 1, g, wl ? wl : 1, w);
+    }
+    print_line("got: ", got, line);
+    print_line("want:", want, line);
+    return false;
 }
 
 /* Length of the number starting at s (as strtod reads it, plus nan and
@@ -82,8 +177,19 @@ static size_t number_length(const char *s, const char *start)
            len : 0;
 }
 
-/* Compares got with want; on a mismatch writes a description. */
-static bool outputs_match(const char *got, const char *want, double rtol,
+/* Whether the number token s (len characters) is written as an integer:
+ * NumPy prints 21 for an int64 and 21.0 or 2.1e+01 for a float. */
+static bool integer_form(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (strchr(".eEni", s[i]))
+            return false;
+    return true;
+}
+
+/* Numbers within rtol, in the same form; the rest equal, a run of
+ * spaces counted as one. */
+static bool outputs_close(const char *got, const char *want, double rtol,
                           char *why, size_t why_size)
 {
     const char *g = got, *w = want;
@@ -94,9 +200,19 @@ static bool outputs_match(const char *got, const char *want, double rtol,
             double a = strtod(g, NULL), b = strtod(w, NULL);
             bool same = a == b || (isnan(a) && isnan(b)) ||
                         fabs(a - b) <= rtol * fmax(fabs(a), fabs(b));
-            if (!same) {
+            if (integer_form(g, gl) != integer_form(w, wl)) {
+                snprintf(why, why_size, "line %d: got %.*s, want %.*s (an "
+                         "integer and a float)", line, (int)gl, g, (int)wl,
+                         w);
+                same = false;
+            } else if (!same) {
                 snprintf(why, why_size, "line %d: got %.*s, want %.*s "
-                         "(rtol %g)", line, (int)gl, g, (int)wl, w, rtol);
+                         "(beyond rtol %g)", line, (int)gl, g, (int)wl, w,
+                         rtol);
+            }
+            if (!same) {
+                print_line("got: ", got, line);
+                print_line("want:", want, line);
                 return false;
             }
             g += gl;
@@ -111,6 +227,8 @@ static bool outputs_match(const char *got, const char *want, double rtol,
         } else {
             snprintf(why, why_size, "line %d: got \"%.40s\", want \"%.40s\"",
                      line, g, w);
+            print_line("got: ", got, line);
+            print_line("want:", want, line);
             return false;
         }
     }
@@ -128,6 +246,7 @@ static void check_step(void **state)
         snprintf(program, sizeof program, "steps/step%02d/build/%s/step%02d",
                  step, variant, step);
     snprintf(golden, sizeof golden, "tests/golden/step%02d.txt", step);
+    Expectation e = expectation_for(step);
     char program_path[PATH_MAX], scratch[] = "/tmp/golden_test.XXXXXX";
     if (!realpath(program, program_path))
         fail_msg("cannot find %s: %s", program, strerror(errno));
@@ -154,12 +273,12 @@ static void check_step(void **state)
     if (system(command) != 0)
         fail_msg("cannot remove the scratch folder %s", scratch);
 
-    Expectation e = expectation_for(step);
     char why[512];
-    if (!outputs_match(got, want, e.rtol, why, sizeof why)) {
-        printf("%s printed:\n%s", program, got);
-        fail_msg("step%02d differs from %s: %s", step, golden, why);
-    }
+    bool same = e.exact ? texts_equal(got, want, why, sizeof why)
+                        : outputs_close(got, want, e.rtol, why, sizeof why);
+    if (!same)
+        fail_msg("step%02d's output differs from %s at %s", step, golden,
+                 why);
     if (exit_status != e.exit_status)
         fail_msg("step%02d exited with %d, expected %d", step, exit_status,
                  e.exit_status);

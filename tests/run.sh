@@ -105,6 +105,7 @@ fi
 
 # ---- run them and add up cmocka's counts
 passed=0 failed=0 skipped=0
+failures=()     # "label: test: first error line", for the list at the end
 run_program() {   # label, command...
     local label=$1; shift
     echo "== $label"
@@ -119,9 +120,41 @@ run_program() {   # label, command...
     passed=$((passed + ${p:-0}))
     failed=$((failed + ${f:-0}))
     skipped=$((skipped + ${s:-0}))
+    # Each failed test with its first message: the ERROR line, or else
+    # the failing check's location (cmocka's own assertions print it).
+    local line
+    while IFS= read -r line; do
+        failures+=("$label: $line")
+    done < <(printf '%s\n' "$output" | awk '
+        function reset() { name = ""; msg = ""; loc = "" }
+        /^\[ RUN      \] / { reset(); name = substr($0, 14); next }
+        /^\[       OK \] |^\[  SKIPPED \] / { reset(); next }
+        /listed below:$/   { listed = 1; next }
+        /^ERROR: / && msg == "" { msg = substr($0, 8) }
+        /^\[  ERROR   \] --- / && msg == "" {
+            m = substr($0, 18)
+            if (m !~ /^\[   LINE/) msg = m
+        }
+        loc == "" && match($0, /--- [^ ]+:[0-9]+: error/) {
+            loc = substr($0, RSTART + 4, RLENGTH - 11)
+        }
+        /^\[  FAILED  \] [^0-9]/ {
+            if (name != "") {
+                print substr($0, 14) (loc != "" ? " at " loc : "") \
+                      (msg != "" ? ": " msg : "")
+                printed++
+            } else if (listed && !printed) {
+                print substr($0, 14)    # a check without RUN lines
+            }
+            reset()
+        }')
     if [ "$status" -ne 0 ] && [ -z "$f" ]; then
         echo "$label: exited with status $status"
         failed=$((failed + 1))
+        failures+=("$label: exited with status $status")
+    elif [ "${f:-0}" -gt 0 ] && ! printf '%s\n' "${failures[@]}" |
+            grep -q "^$label: "; then
+        failures+=("$label: $f test(s) failed")
     fi
 }
 
@@ -219,11 +252,18 @@ readme_run_check() {
 }
 [ -z "$STEP_ARG" ] && run_program "make run" readme_run_check
 
+# mk/deps.sh names exactly the packages whose probes fail.
+[ -z "$STEP_ARG" ] && run_program deps tests/deps_check.sh
+
 # The book: every code reference in docs/ must resolve (docs/README.md).
 if [ -x tests/book_check.sh ]; then
     run_program book tests/book_check.sh "${STEP_ARG}"
 fi
 
 echo
+if [ ${#failures[@]} -gt 0 ]; then
+    echo "Failed (program: test -- its first message):"
+    printf '  %s\n' "${failures[@]}"
+fi
 echo "$passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ]

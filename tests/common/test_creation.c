@@ -256,6 +256,42 @@ static void test_linspace(void **state)
     nd_release(none);
 }
 
+/* Where the endpoint matters: 0 + 49 * (1 / 49) is 0.9999999999999999,
+ * and NumPy's last sample is stop itself. np.linspace(0, 1, 50): */
+static void test_linspace_endpoint(void **state)
+{
+    (void)state;
+    NdArray *a = nd_linspace(0, 1, 50);
+    EXPECT_ARRAY(a, ND_FLOAT64, ND_SHAPE(50),
+        0.0, 0.02040816326530612, 0.04081632653061224, 0.061224489795918366,
+        0.08163265306122448, 0.1020408163265306, 0.12244897959183673,
+        0.14285714285714285, 0.16326530612244897, 0.18367346938775508,
+        0.2040816326530612, 0.22448979591836732, 0.24489795918367346,
+        0.26530612244897955, 0.2857142857142857, 0.3061224489795918,
+        0.32653061224489793, 0.3469387755102041, 0.36734693877551017,
+        0.3877551020408163, 0.4081632653061224, 0.42857142857142855,
+        0.44897959183673464, 0.4693877551020408, 0.4897959183673469,
+        0.5102040816326531, 0.5306122448979591, 0.5510204081632653,
+        0.5714285714285714, 0.5918367346938775, 0.6122448979591836,
+        0.6326530612244897, 0.6530612244897959, 0.673469387755102,
+        0.6938775510204082, 0.7142857142857142, 0.7346938775510203,
+        0.7551020408163265, 0.7755102040816326, 0.7959183673469387,
+        0.8163265306122448, 0.836734693877551, 0.8571428571428571,
+        0.8775510204081632, 0.8979591836734693, 0.9183673469387754,
+        0.9387755102040816, 0.9591836734693877, 0.9795918367346939, 1.0);
+    /* float32 (NumPy computes in float64, then casts): with stop
+     * 1 + 2^-24, a float32 tie that rounds to 1, the computed last
+     * sample 1.000000059604645 would round up to 1.0000001.
+     * np.linspace(0.1, 1 + 2**-24, 4, dtype=np.float32): */
+    NdArray *b = nd_linspace(0.1, 1 + 0x1p-24, 4);
+    NdArray *f = nd_astype(b, ND_FLOAT32);
+    EXPECT_ARRAY(f, ND_FLOAT32, ND_SHAPE(4), 0x1.99999ap-4, 0x1.99999ap-2,
+                 0x1.666668p-1, 1.0);
+    nd_release(a);
+    nd_release(b);
+    nd_release(f);
+}
+
 /* ------------------------------------------------------------ eye */
 
 static void test_eye(void **state)
@@ -452,6 +488,7 @@ int main(void)
         cmocka_unit_test(test_arange_negative_step),
         cmocka_unit_test(test_arange_empty),
         cmocka_unit_test(test_linspace),
+        cmocka_unit_test(test_linspace_endpoint),
         cmocka_unit_test(test_eye),
         cmocka_unit_test(test_copy_is_independent),
         cmocka_unit_test(test_retain_release),

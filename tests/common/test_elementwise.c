@@ -356,10 +356,11 @@ static void test_int_true_division_is_float64(void **state)
                                 (int64_t[]){2, 2, 2, 0, 0});
     NdArray *q = nd_div(a, b);          /* 0/0 is nan, -1/0 is -inf */
     assert_int_equal(q->dtype, ND_FLOAT64);
-    assert_true(nd_get_flat(q, 0) == 0.5 && nd_get_flat(q, 1) == 1.0 &&
-                nd_get_flat(q, 2) == 1.5);
-    assert_true(isnan(nd_get_flat(q, 3)));
-    assert_true(nd_get_flat(q, 4) == -INFINITY);
+    EXPECT_DOUBLE(nd_get_flat(q, 0), 0.5);
+    EXPECT_DOUBLE(nd_get_flat(q, 1), 1.0);
+    EXPECT_DOUBLE(nd_get_flat(q, 2), 1.5);
+    EXPECT_DOUBLE(nd_get_flat(q, 3), NAN);
+    EXPECT_DOUBLE(nd_get_flat(q, 4), -INFINITY);
     NdArray *u = nd_ones(ND_UINT8, ND_SHAPE(2));
     NdArray *uq = nd_div(u, u);
     EXPECT_ARRAY(uq, ND_FLOAT64, ND_SHAPE(2), 1, 1);
@@ -533,9 +534,12 @@ static void test_maximum_minimum_propagate_nan(void **state)
     NdArray *b = nd_from_buffer(ND_FLOAT64, ND_SHAPE(3),
                                 (double[]){0, NAN, 1});
     NdArray *hi = nd_maximum(a, b), *lo = nd_minimum(a, b);
-    assert_true(isnan(nd_get_flat(hi, 0)) && isnan(nd_get_flat(hi, 1)));
-    assert_true(isnan(nd_get_flat(lo, 0)) && isnan(nd_get_flat(lo, 1)));
-    assert_true(nd_get_flat(hi, 2) == 2 && nd_get_flat(lo, 2) == 1);
+    EXPECT_DOUBLE(nd_get_flat(hi, 0), NAN);
+    EXPECT_DOUBLE(nd_get_flat(hi, 1), NAN);
+    EXPECT_DOUBLE(nd_get_flat(lo, 0), NAN);
+    EXPECT_DOUBLE(nd_get_flat(lo, 1), NAN);
+    EXPECT_DOUBLE(nd_get_flat(hi, 2), 2);
+    EXPECT_DOUBLE(nd_get_flat(lo, 2), 1);
     nd_release(a);
     nd_release(b);
     nd_release(hi);
@@ -569,7 +573,8 @@ static void test_unary_float64(void **state)
         bool positive_only = unary_fns[k] == nd_log ||
                              unary_fns[k] == nd_sqrt;
         NdArray *y = unary_fns[k](positive_only ? xp : x);
-        nd_test_expect(y, ND_FLOAT64, ND_SHAPE(3), want[k], 1e-15);
+        nd_test_expect(__FILE__, __LINE__, "y", y, ND_FLOAT64, ND_SHAPE(3),
+                       want[k], 1e-15);
         nd_release(y);
     }
     nd_release(x);
@@ -595,7 +600,8 @@ static void test_unary_float32_stays_float32(void **state)
         bool positive_only = unary_fns[k] == nd_log ||
                              unary_fns[k] == nd_sqrt;
         NdArray *y = unary_fns[k](positive_only ? xp : x);
-        nd_test_expect(y, ND_FLOAT32, ND_SHAPE(3), want[k], 3e-7);
+        nd_test_expect(__FILE__, __LINE__, "y", y, ND_FLOAT32, ND_SHAPE(3),
+                       want[k], 3e-7);
         nd_release(y);
     }
     nd_release(x);
@@ -616,7 +622,8 @@ static void test_unary_int_gives_float64(void **state)
     };
     for (int k = 0; k < NUM_UNARY; k++) {
         NdArray *y = unary_fns[k](i);
-        nd_test_expect(y, ND_FLOAT64, ND_SHAPE(3), want[k], 1e-15);
+        nd_test_expect(__FILE__, __LINE__, "y", y, ND_FLOAT64, ND_SHAPE(3),
+                       want[k], 1e-15);
         nd_release(y);
     }
     nd_release(i);
@@ -879,9 +886,10 @@ static void test_clip(void **state)
                                 (double[]){-1, 0.5, NAN, 3});
     NdArray *y = nd_clip(x, 0, 1);      /* [0, 0.5, nan, 1] */
     assert_int_equal(y->dtype, ND_FLOAT64);
-    assert_true(nd_get_flat(y, 0) == 0 && nd_get_flat(y, 1) == 0.5 &&
-                nd_get_flat(y, 3) == 1);
-    assert_true(isnan(nd_get_flat(y, 2)));
+    EXPECT_DOUBLE(nd_get_flat(y, 0), 0);
+    EXPECT_DOUBLE(nd_get_flat(y, 1), 0.5);
+    EXPECT_DOUBLE(nd_get_flat(y, 3), 1);
+    EXPECT_DOUBLE(nd_get_flat(y, 2), NAN);
     NdArray *f = nd_from_buffer(ND_FLOAT32, ND_SHAPE(3),
                                 (float[]){0.05f, 0.5f, 1.5f});
     NdArray *fc = nd_clip(f, 0.1, 1.0);     /* bounds become float32 */
@@ -1014,26 +1022,26 @@ static void test_allclose(void **state)
     NdArray *b = vec(2, (double[]){1 + 1e-6, 2});
     NdArray *far = vec(1, (double[]){1.001});
     NdArray *one = vec(1, (double[]){1});
-    assert_true(nd_allclose(a, b, 1e-5, 1e-8));
+    EXPECT_ALLCLOSE(a, b, 1e-5, 1e-8);
     assert_false(nd_allclose(one, far, 1e-5, 1e-8));
     NdArray *nan = vec(1, (double[]){NAN});
     NdArray *inf = vec(1, (double[]){INFINITY});
     NdArray *ninf = vec(1, (double[]){-INFINITY});
     assert_false(nd_allclose(nan, nan, 1e-5, 1e-8));
-    assert_true(nd_allclose(inf, inf, 1e-5, 1e-8));
+    EXPECT_ALLCLOSE(inf, inf, 1e-5, 1e-8);
     assert_false(nd_allclose(inf, ninf, 1e-5, 1e-8));
     /* broadcast against a 0-d */
     NdArray *ones = nd_ones(ND_FLOAT64, ND_SHAPE(2, 3));
     NdArray *s = nd_scalar(1.0);
-    assert_true(nd_allclose(ones, s, 1e-5, 1e-8));
+    EXPECT_ALLCLOSE(ones, s, 1e-5, 1e-8);
     /* atol alone: 1e-9 is close to 0, 1e-7 is not */
     NdArray *tiny = vec(1, (double[]){1e-9}), *small = vec(1, (double[]){1e-7});
     NdArray *zero = vec(1, (double[]){0});
-    assert_true(nd_allclose(tiny, zero, 1e-5, 1e-8));
+    EXPECT_ALLCLOSE(tiny, zero, 1e-5, 1e-8);
     assert_false(nd_allclose(small, zero, 1e-5, 1e-8));
     /* not symmetric: the tolerance scales with |b| */
     NdArray *x = nd_scalar(100.0), *y = nd_scalar(100.001);
-    assert_true(nd_allclose(x, y, 1e-5, 0));
+    EXPECT_ALLCLOSE(x, y, 1e-5, 0);
     assert_false(nd_allclose(y, x, 1e-5, 0));
     nd_release(a);
     nd_release(b);
@@ -1083,20 +1091,20 @@ static void test_item_and_flat_access(void **state)
 {
     (void)state;
     NdArray *s = nd_scalar_of(ND_INT64, 10);
-    assert_true(nd_item(s) == 10);
+    EXPECT_DOUBLE(nd_item(s), 10);
     NdArray *one = nd_full(ND_FLOAT32, ND_SHAPE(1, 1), 0.1);
-    assert_true(nd_item(one) == 0x1.99999ap-4);
+    EXPECT_DOUBLE(nd_item(one), 0x1.99999ap-4);
     NdArray *a = nd_arange(0, 6, 1, ND_INT64);
-    assert_true(nd_get_flat(a, 5) == 5);
+    EXPECT_DOUBLE(nd_get_flat(a, 5), 5);
     nd_set_flat(a, 2, 2.7);             /* cast to int64: truncates */
-    assert_true(nd_get_flat(a, 2) == 2);
+    EXPECT_DOUBLE(nd_get_flat(a, 2), 2);
     assert_int_equal(ND_DATA(a, int64_t)[2], 2);
     NdArray *b = nd_zeros(ND_BOOL, ND_SHAPE(2));
     nd_set_flat(b, 1, -3);
     EXPECT_ARRAY(b, ND_BOOL, ND_SHAPE(2), 0, 1);
     double complex z = CMPLX(1.5, -2);
     NdArray *c = nd_from_buffer(ND_COMPLEX128, ND_SCALAR_SHAPE, &z);
-    assert_true(nd_item(c) == 1.5);     /* the real part */
+    EXPECT_DOUBLE(nd_item(c), 1.5);     /* the real part */
     nd_release(s);
     nd_release(one);
     nd_release(a);

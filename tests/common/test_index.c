@@ -20,7 +20,8 @@
 
 /* An array with no elements: only dtype and shape to check. */
 #define EXPECT_EMPTY(a, dtype, ndim_shape) \
-    nd_test_expect((a), (dtype), ndim_shape, NULL, 0.0)
+    nd_test_expect(__FILE__, __LINE__, #a, (a), (dtype), ndim_shape, NULL, \
+                   0.0)
 
 /* np.arange(size).reshape(shape) as dtype. */
 static NdArray *arange_of(NdDtype dtype, int ndim, const int64_t *shape)

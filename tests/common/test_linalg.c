@@ -14,7 +14,8 @@
 
 /* An array with no elements: only dtype and shape to check. */
 #define EXPECT_EMPTY(a, dtype, ndim_shape) \
-    nd_test_expect((a), (dtype), ndim_shape, NULL, 0.0)
+    nd_test_expect(__FILE__, __LINE__, #a, (a), (dtype), ndim_shape, NULL, \
+                   0.0)
 
 /* np.arange(n).reshape(shape) + offset, as float64. */
 static NdArray *arange_f64(double offset, int ndim, const int64_t *shape)

@@ -6,15 +6,17 @@
 
 #include "nd_test.h"
 
-/* EXPECT_ARRAY on a fresh result, which is then released. */
-static void expect_and_release(NdArray *a, NdDtype dtype, int ndim,
+/* EXPECT_ARRAY on a fresh result, which is then released; a failure
+ * names the test's line. */
+static void expect_and_release(const char *file, int line, const char *expr,
+                               NdArray *a, NdDtype dtype, int ndim,
                                const int64_t *shape, const double *values)
 {
-    nd_test_expect(a, dtype, ndim, shape, values, 0.0);
+    nd_test_expect(file, line, expr, a, dtype, ndim, shape, values, 0.0);
     nd_release(a);
 }
 #define EXPECT_AND_RELEASE(a, dtype, ndim_shape, ...)                     \
-    expect_and_release((a), (dtype), ndim_shape,                          \
+    expect_and_release(__FILE__, __LINE__, #a, (a), (dtype), ndim_shape,  \
                        (const double[]){__VA_ARGS__})
 
 /* ------------------------------------------------------------ unseeded */

@@ -374,7 +374,7 @@ static void test_mean(void **state)
     NdArray *e = nd_zeros(ND_FLOAT64, ND_SHAPE(0, 3));
     m = nd_mean(e, ND_AXES(0), false);      /* 0 / 0 */
     assert_int_equal(m->size, 3);
-    assert_true(isnan(nd_get_flat(m, 0)));
+    EXPECT_DOUBLE(nd_get_flat(m, 0), NAN);
     nd_release(m);
     nd_release(e);
 
@@ -397,7 +397,7 @@ static void test_mean_exact(void **state)
     nd_release(m);
     m = nd_mean(x, ND_ALL_AXES, false);
     assert_string_equal(nd_dtype_name(m->dtype), "float32");
-    assert_true(nd_item(m) == 0x1.2266b6p-14);
+    EXPECT_DOUBLE(nd_item(m), 0x1.2266b6p-14);
     nd_release(m);
     nd_release(x);
 
@@ -489,10 +489,10 @@ static void test_max_min_nan(void **state)
     NdArray *v = nd_from_buffer(ND_FLOAT64, ND_SHAPE(3),
                                 (double[]){1, NAN, 3});
     NdArray *r = nd_max(v, ND_ALL_AXES, false);
-    assert_true(isnan(nd_item(r)));
+    EXPECT_DOUBLE(nd_item(r), NAN);
     nd_release(r);
     r = nd_min(v, ND_ALL_AXES, false);
-    assert_true(isnan(nd_item(r)));
+    EXPECT_DOUBLE(nd_item(r), NAN);
     nd_release(r);
     nd_release(v);
 
@@ -500,11 +500,13 @@ static void test_max_min_nan(void **state)
     NdArray *c = nd_from_buffer(ND_FLOAT32, ND_SHAPE(3, 2),
                                 (float[]){1, NAN, 2, 0, -1, 5});
     r = nd_max(c, ND_AXES(0), false);
-    assert_true(nd_get_flat(r, 0) == 2 && isnan(nd_get_flat(r, 1)));
+    EXPECT_DOUBLE(nd_get_flat(r, 0), 2);
+    EXPECT_DOUBLE(nd_get_flat(r, 1), NAN);
     nd_release(r);
     r = nd_min(c, ND_AXES(1), false);
-    assert_true(isnan(nd_get_flat(r, 0)));
-    assert_true(nd_get_flat(r, 1) == 0 && nd_get_flat(r, 2) == -1);
+    EXPECT_DOUBLE(nd_get_flat(r, 0), NAN);
+    EXPECT_DOUBLE(nd_get_flat(r, 1), 0);
+    EXPECT_DOUBLE(nd_get_flat(r, 2), -1);
     nd_release(r);
     nd_release(c);
 }

@@ -43,7 +43,7 @@ static void test_reshape_is_a_view(void **state)
     assert_int_equal(v->refcount, 1);
 
     nd_set_flat(w, 5, 42);                  /* writes through to a */
-    assert_true(nd_get_flat(a, 5) == 42);
+    EXPECT_DOUBLE(nd_get_flat(a, 5), 42);
 
     nd_release(a);                          /* the views keep it alive */
     nd_release(v);
@@ -148,8 +148,9 @@ static void test_expand_dims(void **state)
     };
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         NdArray *e = nd_expand_dims(a, cases[k].axis);
-        nd_test_expect(e, ND_FLOAT64, 3, cases[k].shape,
-                       (const double[]){0, 1, 2, 3, 4, 5}, 0);
+        nd_test_expect(__FILE__, __LINE__, "e", e, ND_FLOAT64, 3,
+                       cases[k].shape, (const double[]){0, 1, 2, 3, 4, 5},
+                       0);
         assert_ptr_equal(e->data, a->data);
         assert_ptr_equal(e->base, a);
         nd_release(e);
@@ -224,7 +225,7 @@ static void test_flatten(void **state)
     assert_ptr_not_equal(f->data, a->data);     /* a copy */
     assert_null(f->base);
     nd_set_flat(f, 0, 9);
-    assert_true(nd_get_flat(a, 0) == 0);
+    EXPECT_DOUBLE(nd_get_flat(a, 0), 0);
     nd_release(f);
     NdArray gpu = on_gpu(a);
     if (!nd_gpu_available())

@@ -172,7 +172,7 @@ static void test_add_gradient_check(void **state)
     Variable *x = variable(nd_from_buffer(ND_FLOAT64, ND_SHAPE(3), values));
     backward(plus_three(x));
     NdArray *num = numerical_diff(plus_three, x, 1e-4);
-    assert_true(nd_allclose(grad_array(x), num, 1e-5, 1e-8));
+    EXPECT_ALLCLOSE(grad_array(x), num, 1e-5, 1e-8);
     nd_release(num);
 }
 

@@ -113,7 +113,7 @@ static void test_goldstein_gradient_check(void **state)
     Variable *x = variable(nd_scalar(0.2));
     backward(goldstein_of_x(x));
     NdArray *num = numerical_diff(goldstein_of_x, x, 1e-6);
-    assert_true(nd_allclose(grad_array(x), num, 1e-5, 1e-8));
+    EXPECT_ALLCLOSE(grad_array(x), num, 1e-5, 1e-8);
     nd_release(num);
 }
 

@@ -77,9 +77,12 @@ static void test_cleargrad(void **state)
     cleargrad(x);               /* no gradient yet: nothing to do */
     assert_null(grad_array(x));
     backward(F_square(x));
-    assert_non_null(grad_array(x));
+    EXPECT_ARRAY(grad_array(x), ND_FLOAT64, ND_SCALAR_SHAPE, 6.0);
     cleargrad(x);
     assert_null(grad_array(x));
+    /* after cleargrad a backward starts from nothing: 6, not 12 */
+    backward(F_square(x));
+    EXPECT_ARRAY(grad_array(x), ND_FLOAT64, ND_SCALAR_SHAPE, 6.0);
 }
 
 /* Gradients add with NumPy's promotion: int64 + int64 stays int64. */

@@ -58,7 +58,7 @@ static void test_gradient_penalty(void **state)
                        0.036111577082476254);
     Variable *probe = variable(nd_scalar(0.5));
     NdArray *num = numerical_diff(gradient_penalty, probe, 1e-4);
-    assert_true(nd_allclose(grad_array(x), num, 1e-5, 1e-8));
+    EXPECT_ALLCLOSE(grad_array(x), num, 1e-5, 1e-8);
     nd_release(num);
 }
 

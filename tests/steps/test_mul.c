@@ -66,7 +66,7 @@ static void test_gradient_check(void **state)
     Variable *x = variable(nd_from_buffer(ND_FLOAT64, ND_SHAPE(3), values));
     backward(x_times_x_plus_one(x));
     NdArray *num = numerical_diff(x_times_x_plus_one, x, 1e-4);
-    assert_true(nd_allclose(grad_array(x), num, 1e-5, 1e-8));
+    EXPECT_ALLCLOSE(grad_array(x), num, 1e-5, 1e-8);
     EXPECT_ARRAY_CLOSE(grad_array(x), ND_FLOAT64, 1e-15, ND_SHAPE(3), 2.0, -3.0,
                        7.5);
     nd_release(num);

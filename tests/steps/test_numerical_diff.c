@@ -37,9 +37,9 @@ static double diff_at(Variable *(*f)(Variable *), double x, double eps)
 static void test_step04_values(void **state)
 {
     (void)state;
-    assert_true(diff_at(apply_square_fn, 2.0, 1e-4) == 4.000000000004);
-    assert_true(diff_at(square_exp_square_fn, 0.5, 1e-4) ==
-                3.2974426293330694);
+    EXPECT_DOUBLE(diff_at(apply_square_fn, 2.0, 1e-4), 4.000000000004);
+    EXPECT_DOUBLE(diff_at(square_exp_square_fn, 0.5, 1e-4),
+                  3.2974426293330694);
 }
 
 /* For a quadratic the central difference has no truncation error: only
@@ -48,7 +48,7 @@ static void test_exact_for_a_quadratic(void **state)
 {
     (void)state;
     double d = diff_at(apply_square_fn, 3.0, 0.1);
-    assert_true(fabs(d - 6.0) < 1e-13);
+    EXPECT_NEAR(d, 6.0, 1e-13);
 }
 
 /* The error is about eps^2 f'''(x) / 6: ten times smaller eps, a
@@ -59,9 +59,9 @@ static void test_error_shrinks_as_eps_squared(void **state)
     double exact = exp(0.5);
     double e1 = diff_at(apply_exp_fn, 0.5, 1e-2) - exact;
     double e2 = diff_at(apply_exp_fn, 0.5, 1e-3) - exact;
-    assert_true(fabs(e1 - 1e-4 * exact / 6) < 1e-9);
+    EXPECT_NEAR(e1, 1e-4 * exact / 6, 1e-9);
     double ratio = e1 / e2;
-    assert_true(ratio > 99.0 && ratio < 101.0);
+    EXPECT_NEAR(ratio, 100.0, 1.0);
 }
 
 /* Arrays are differentiated elementwise, and the shape is kept. */

@@ -121,8 +121,25 @@ static void test_csv_refusals(void **state)
     assert_int_equal(access("/tmp/never.csv", F_OK), -1);
     nd_release(two);
     nd_release(three);
-    /* A folder that does not exist: false, and a message. */
-    assert_false(write_two_columns("/nonexistent/folder/data.csv"));
+    /* A folder that does not exist: false, and a message that names
+     * the file and the reason. */
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *capture = tmpfile();
+    assert_non_null(capture);
+    dup2(fileno(capture), 2);
+    bool written = write_two_columns("/nonexistent/folder/data.csv");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(capture);
+    char message[1024];
+    message[fread(message, 1, sizeof message - 1, capture)] = '\0';
+    fclose(capture);
+    assert_false(written);
+    assert_string_equal(message, "write_csv: cannot open "
+                        "/nonexistent/folder/data.csv: No such file or "
+                        "directory\n");
 }
 
 /* ---- plot_csv */

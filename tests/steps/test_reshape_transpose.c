@@ -62,7 +62,7 @@ static void check_gradient(Variable *(*f)(Variable *), Variable *x)
     assert_int_equal(grad_array(x)->ndim, x->data->ndim);
     for (int d = 0; d < x->data->ndim; d++)
         assert_int_equal(grad_array(x)->shape[d], x->data->shape[d]);
-    assert_true(nd_allclose(grad_array(x), num, 1e-5, 1e-8));
+    EXPECT_ALLCLOSE(grad_array(x), num, 1e-5, 1e-8);
     nd_release(num);
     cleargrad(x);
 }
@@ -162,7 +162,7 @@ static void test_second_derivative(void **state)
     NdArray *minus_sin = nd_sin(x->data);
     NdArray *want = nd_neg(minus_sin);
     assert_int_equal(grad_array(x)->ndim, 3);
-    assert_true(nd_allclose(grad_array(x), want, 1e-15, 0));
+    EXPECT_ALLCLOSE(grad_array(x), want, 1e-15, 0);
     nd_release(want);
     nd_release(minus_sin);
 }

@@ -57,7 +57,7 @@ static void check_numerical_gradient(Variable *(*f)(Variable *))
     Variable *x = points();
     backward(f(x));
     NdArray *num = numerical_diff(f, x, 1e-4);
-    assert_true(nd_allclose(grad_array(x), num, 1e-5, 1e-8));
+    EXPECT_ALLCLOSE(grad_array(x), num, 1e-5, 1e-8);
     nd_release(num);
 }
 
@@ -108,7 +108,7 @@ static void check_second_derivative(Variable *(*f)(Variable *),
     backward(gx);
     expect_values(grad_array(x), values, sign);
     NdArray *num = numerical_diff(first_derivative, x, 1e-4);
-    assert_true(nd_allclose(grad_array(x), num, 1e-5, 1e-8));
+    EXPECT_ALLCLOSE(grad_array(x), num, 1e-5, 1e-8);
     nd_release(num);
     cleargrad(x);
 }

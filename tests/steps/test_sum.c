@@ -64,7 +64,7 @@ static void check_gradient(Variable *(*f)(Variable *), Variable *x)
     assert_int_equal(grad_array(x)->ndim, x->data->ndim);
     for (int d = 0; d < x->data->ndim; d++)
         assert_int_equal(grad_array(x)->shape[d], x->data->shape[d]);
-    assert_true(nd_allclose(grad_array(x), num, 1e-5, 1e-8));
+    EXPECT_ALLCLOSE(grad_array(x), num, 1e-5, 1e-8);
     nd_release(num);
     cleargrad(x);
 }

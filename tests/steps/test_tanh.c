@@ -62,7 +62,7 @@ static void test_gradient(void **state)
      * through y; the relative error grows where y^2 is close to 1. */
     expect_values(grad_array(x), d1_at, 1e-12);
     NdArray *num = numerical_diff(F_tanh, x, 1e-4);
-    assert_true(nd_allclose(grad_array(x), num, 1e-5, 1e-8));
+    EXPECT_ALLCLOSE(grad_array(x), num, 1e-5, 1e-8);
     nd_release(num);
 }
 
@@ -88,7 +88,7 @@ static void test_second_derivative(void **state)
     backward(gx);
     expect_values(grad_array(x), d2_at, 1e-12);
     NdArray *num = numerical_diff(first_derivative, x, 1e-4);
-    assert_true(nd_allclose(grad_array(x), num, 1e-5, 1e-8));
+    EXPECT_ALLCLOSE(grad_array(x), num, 1e-5, 1e-8);
     nd_release(num);
     cleargrad(x);
 }

@@ -53,9 +53,9 @@ static void test_user_function_in_the_graph(void **state)
     Variable *y = user_sin(F_mul(x, 2.0));
     assert_ptr_equal(y->creator->cls, &sin_class);
     assert_int_equal(y->generation, 2);
-    assert_true(fabs(nd_item(y->data) - sin(1.0)) <= 1e-15);
+    EXPECT_NEAR(nd_item(y->data), sin(1.0), 1e-15);
     backward(y);
-    assert_true(fabs(nd_item(grad_array(x)) - cos(1.0) * 2.0) <= 1e-15);
+    EXPECT_NEAR(nd_item(grad_array(x)), cos(1.0) * 2.0, 1e-15);
 }
 
 /* sin' = cos, against the central difference, on an array. */
@@ -67,7 +67,7 @@ static void test_user_sin_gradient_check(void **state)
     Variable *x = variable(nd_from_buffer(ND_FLOAT64, 1, shape, values));
     backward(user_sin(x));
     NdArray *num = numerical_diff(user_sin, x, 1e-6);
-    assert_true(nd_allclose(grad_array(x), num, 1e-6, 1e-8));
+    EXPECT_ALLCLOSE(grad_array(x), num, 1e-6, 1e-8);
     nd_release(num);
 }
 

@@ -12,13 +12,25 @@ static void expect_repr(const Variable *v, const char *want)
     free(got);
 }
 
+/* A Variable starts without a name; the name is borrowed, not copied;
+ * a function's output gets none of its input's; the name changes
+ * neither the repr nor the computation, and outlives backward. */
 static void test_name(void **state)
 {
     (void)state;
-    Variable *x = variable(nd_scalar(1.0));
+    static const char name[] = "x";
+    Variable *x = variable(nd_scalar(3.0));
     assert_null(x->name);
-    x->name = "x";
-    assert_string_equal(x->name, "x");
+    x->name = name;
+    assert_ptr_equal(x->name, name);
+    Variable *y = F_square(x);
+    assert_null(y->name);
+    expect_repr(x, "variable(3.0)");
+    expect_repr(y, "variable(9.0)");
+    backward(y);
+    EXPECT_ARRAY(grad_array(x), ND_FLOAT64, ND_SCALAR_SHAPE, 6.0);
+    assert_ptr_equal(x->name, name);
+    assert_null(y->name);
 }
 
 /* Step 19's matrix: np.array([[1, 2, 3], [4, 5, 6]]). */
