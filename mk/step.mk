@@ -1,6 +1,7 @@
-# step.mk - the build of one step, included by steps/stepNN/Makefile.
-# Builds ./stepNN, named after the step's folder, from main.c (and, from
-# step 23, dezero/*.c) linked with the array library in common/.
+# step.mk - the build of one step, included by steps/stepNN/Makefile
+# (identical in every step). Builds ./stepNN, named after the
+# step's folder, from main.c (and, from step 23, dezero/*.c) linked with
+# the array library in common/.
 ROOT := ../..
 STEP_NAME := $(notdir $(CURDIR))
 include $(ROOT)/mk/flags.mk
@@ -11,11 +12,13 @@ BUILD := build/$(VARIANT)
 SRCS := $(wildcard *.c dezero/*.c)
 OBJS := $(SRCS:%.c=$(BUILD)/%.o)
 CFLAGS += -I$(COMMON) -Idezero
-# A step whose program is a test runner (step 10) includes cmocka.h, and
-# links cmocka.
-ifneq ($(shell grep -l '<cmocka.h>' $(SRCS) 2>/dev/null),)
+# region: cmocka
+# A step whose program is a test runner (step 10) includes <cmocka.h>:
+# it links cmocka, and no other step does.
+ifneq ($(shell grep -l '^\#include <cmocka.h>' $(SRCS) 2>/dev/null),)
 LDLIBS += -lcmocka
 endif
+# endregion
 
 # The reader's build is ./stepNN; the sanitizer build stays in its folder.
 ifeq ($(VARIANT),default)

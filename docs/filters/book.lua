@@ -132,7 +132,7 @@ local ALLOWED = {
   include = { step = 1, file = 1, name = 1, region = 1, comment = 1,
               caption = 1 },
   diff = { step = 1, from = 1, file = 1, name = 1, context = 1,
-           caption = 1 },
+           caption = 1, fold = 1 },
   output = { step = 1, run = 1, stderr = 1, head = 1, tail = 1, args = 1,
              status = 1, caption = 1 },
   compile = { step = 1, file = 1, cflags = 1, caption = 1 },
@@ -325,17 +325,140 @@ local function find_definition(nn, file, name, with_comment)
   return pick[1]
 end
 
-local function listing(caption, code, lang, classes, attrs)
+-- A caption: the file (or the caption= text), and a note after it.
+local function caption_div(caption, note)
+  local inlines = { pandoc.Str(caption) }
+  if note then
+    inlines[#inlines + 1] = pandoc.Space()
+    inlines[#inlines + 1] = pandoc.Span({ pandoc.Str(note) },
+      { class = 'note' })
+  end
+  return pandoc.Div({ pandoc.Plain(inlines) }, { class = 'caption' })
+end
+
+local function listing(caption, code, lang, classes, attrs, note)
   local cls = { lang }
   local kind = lang == 'output' and 'listing output' or 'listing'
   for _, c in ipairs(classes or {}) do
     cls[#cls + 1] = c
   end
   return pandoc.Div({
-    pandoc.Div({ pandoc.Plain({ pandoc.Str(caption) }) },
-      { class = 'caption' }),
+    caption_div(caption, note),
     pandoc.CodeBlock(code, pandoc.Attr('', cls, attrs or {})),
   }, { class = kind })
+end
+
+-- ------------------------------------------------------------ place
+
+-- A listing of a step's code says what it is to the step before, as
+-- Crafting Interpreters' listings do: new (and where it goes: "after
+-- function_apply"), a replacement (of which code), or unchanged context.
+
+-- The file's path inside its step: main.c, dezero/core.c.
+local function in_step(full, nn)
+  return path.make_relative(full, step_dir(nn), true)
+end
+
+-- The step before nn, when there is one.
+local function step_before(nn)
+  local prev = string.format('%02d', tonumber(nn) - 1)
+  if tonumber(nn) > 1 and is_dir(step_dir(prev)) then
+    return prev
+  end
+  return nil
+end
+
+-- What the piece (a definition of name in file full of step nn) is to
+-- step prev: {status = 'new' | 'unchanged' | 'changed', from = the file
+-- it was in when another, after = the definition before it}.
+local function place_of(piece, nn, prev, with_comment)
+  local file = in_step(piece.path, nn)
+  local where = exists(source_path(prev, file)) and file or nil
+  local ok, hit = pcall(find_definition, prev, where, piece.name,
+    with_comment)
+  if not ok and where then  -- not in the same file: anywhere else?
+    ok, hit = pcall(find_definition, prev, nil, piece.name, with_comment)
+  end
+  if not ok and getmetatable(hit) ~= Unresolved then
+    error(hit, 0)
+  end
+  -- A declaration (in a header) is new where the step before had only
+  -- the definition, in another file.
+  if not ok or (not piece.body and hit.def.body
+      and in_step(hit.path, prev) ~= file) then
+    -- Where it goes: after the definition that ends before it.
+    local after = nil
+    for _, d in ipairs(csource.definitions(piece.lines)) do
+      if d.last < piece.start then
+        after = d.name
+      end
+    end
+    return { status = 'new', after = after }
+  end
+  local old = csource.text(hit.lines, hit.def.first, hit.def.last)
+  local old_file = in_step(hit.path, prev)
+  return { status = old == piece.text and 'unchanged' or 'changed',
+    from = old_file ~= file and old_file or nil }
+end
+
+-- The note of a listing of pieces (all of one file).
+local function place_note(pieces, nn, with_comment)
+  local prev = step_before(nn)
+  if not prev then
+    return nil
+  end
+  local groups, order = {}, {}
+  for _, piece in ipairs(pieces) do
+    local p = place_of(piece, nn, prev, with_comment)
+    local key = p.status .. '|' .. (p.from or '')
+    if not groups[key] then
+      groups[key] = { place = p, names = {} }
+      order[#order + 1] = key
+    end
+    table.insert(groups[key].names, piece.name)
+  end
+  local step = 'step ' .. tonumber(prev)
+  local parts = {}
+  for _, key in ipairs(order) do
+    local g = groups[key]
+    local p, names = g.place, table.concat(g.names, ', ')
+    local text
+    if p.status == 'new' then
+      text = 'new'
+      if p.after then
+        text = text .. ', after ' .. p.after
+      else
+        text = text .. ', at the top of the file'
+      end
+    elseif p.status == 'changed' then
+      text = 'replaces ' .. step .. "'s " .. names
+        .. (p.from and (' (in ' .. p.from .. ')') or '')
+    elseif p.from then
+      text = 'moved unchanged from ' .. p.from
+    else
+      text = 'unchanged since ' .. step
+    end
+    if #order > 1 and p.status ~= 'changed' then
+      text = names .. ': ' .. text
+    end
+    parts[#parts + 1] = text
+  end
+  return table.concat(parts, '; ')
+end
+
+-- The note of a whole file, or nil.
+local function file_note(full, nn)
+  local prev = step_before(nn)
+  if not prev then
+    return nil
+  end
+  local old = source_path(prev, in_step(full, nn))
+  if not exists(old) then
+    return 'new in step ' .. tonumber(nn)
+  end
+  local a, b = read_file(old), read_file(full)
+  return a == b and ('unchanged since step ' .. tonumber(prev))
+    or ('the whole file, as step ' .. tonumber(nn) .. ' has it')
 end
 
 local function include(block, attrs)
@@ -344,12 +467,14 @@ local function include(block, attrs)
   if attrs.name and attrs.region then
     fail('give name= or region=, not both')
   end
-  local pieces = {} -- {path, text, first}
+  local pieces = {} -- {path, text, first, name, lines, start}
   if attrs.name then
     for _, name in ipairs(split_names(attrs.name)) do
       local hit = find_definition(nn, attrs.file, name, with_comment)
       pieces[#pieces + 1] = { path = hit.path, first = hit.def.first,
-        text = csource.text(hit.lines, hit.def.first, hit.def.last) }
+        text = csource.text(hit.lines, hit.def.first, hit.def.last),
+        name = name, lines = hit.lines, start = hit.def.start,
+        body = hit.def.body }
     end
   else
     if not attrs.file then
@@ -382,16 +507,24 @@ local function include(block, attrs)
     if numbered and #group.texts == 1 then
       attr.startFrom = tostring(group.first)
     end
+    local note = nil
+    if nn and attrs.name then
+      note = place_note(group.pieces, nn, with_comment)
+    elseif nn and not attrs.region then
+      note = file_note(group.path, nn)
+    end
     blocks[#blocks + 1] = listing(attrs.caption or caption_of(group.path),
       table.concat(group.texts, '\n\n'), language(group.path) or 'default',
-      numbered and { 'numberLines' } or {}, attr)
+      numbered and { 'numberLines' } or {}, attr, note)
   end
   for _, piece in ipairs(pieces) do
     if not group or group.path ~= piece.path then
       flush()
-      group = { path = piece.path, texts = {}, first = piece.first }
+      group = { path = piece.path, texts = {}, first = piece.first,
+        pieces = {} }
     end
     group.texts[#group.texts + 1] = piece.text
+    group.pieces[#group.pieces + 1] = piece
   end
   flush()
   return blocks
@@ -784,7 +917,13 @@ local function diff_blocks(d, attrs)
   return blocks
 end
 
+-- A whole step's diff repeats what the chapter's listings showed, so it
+-- folds away (fold=false keeps it open; fold=true folds any diff).
 local function diff(block, attrs)
+  local fold = attrs.fold and flag(attrs.fold, 'fold')
+  if fold == nil then
+    fold = not attrs.file and not attrs.name
+  end
   local d = diff_files(attrs)
   if not d then
     return nil
@@ -793,7 +932,25 @@ local function diff(block, attrs)
     return pandoc.Para({ pandoc.Emph({ pandoc.Str('(no change from step '
       .. tonumber(d.from) .. ')') }) })
   end
-  return diff_blocks(d, attrs)
+  local blocks = diff_blocks(d, attrs)
+  if not fold or not HTML then
+    return blocks
+  end
+  local lines = 0
+  for _, file in ipairs(d.files) do
+    for _, hunk in ipairs(file.hunks) do
+      lines = lines + #hunk.lines
+    end
+  end
+  local what = attrs.name or attrs.file or ('step ' .. tonumber(d.nn))
+  local summary = string.format('The whole diff of %s from step %d: %d file%s,'
+    .. ' %d line%s', what, tonumber(d.from), #d.files,
+    #d.files == 1 and '' or 's', lines, lines == 1 and '' or 's')
+  table.insert(blocks, 1, pandoc.RawBlock('html',
+    '<details class="whole-diff"><summary>' .. escape_html(summary)
+    .. '</summary>'))
+  blocks[#blocks + 1] = pandoc.RawBlock('html', '</details>')
+  return blocks
 end
 
 -- ------------------------------------------------------------ running
@@ -1238,6 +1395,141 @@ local function stage_table(block, attrs)
   return pandoc.read(table.concat(rows, '\n'), 'markdown').blocks
 end
 
+-- ------------------------------------------------------------ api table
+
+-- The appendix's table of the Python API (a ::: {.api} div): the C names
+-- of each row must exist in the step the row links to and in the latest
+-- step (their sources, or common/nd.h), so the table cannot go stale.
+-- A C name is what a row calls (name followed by "("), a field (after
+-- "->" or "."), or a name with "_" or a capital letter; plain lower-case
+-- names (x, y, pool) are the example's own variables.
+
+local words_of = {}
+local function step_words(nn)
+  if not words_of[nn] then
+    local words = {}
+    local files = { ROOT .. '/common/nd.h' }
+    for _, f in ipairs(step_sources(nn)) do
+      files[#files + 1] = source_path(nn, f)
+    end
+    for _, full in ipairs(files) do
+      for word in (read_file(full) or ''):gmatch('[%a_][%w_]*') do
+        words[word] = true
+      end
+    end
+    words_of[nn] = words
+  end
+  return words_of[nn]
+end
+
+local function c_names(code)
+  local names, seen = {}, {}
+  local padded = ' ' .. code .. ' '
+  for pos, name, after in padded:gmatch('()([%a_][%w_]*)()') do
+    local before = padded:sub(1, pos - 1)
+    local rest = padded:sub(after)
+    local called = rest:match('^%s*%(') ~= nil
+    local field = before:match('%->%s*$') or before:match('%.%s*$')
+    local quoted = select(2, before:gsub('"', '')) % 2 == 1
+    if not quoted and not before:match('#%s*$')
+        and (called or field or name:find('[_%u]')) and not seen[name] then
+      seen[name] = true
+      names[#names + 1] = name
+    end
+  end
+  return names
+end
+
+local function check_api(div)
+  local all = present_steps()
+  local latest = string.format('%02d', all[#all] or 0)
+  pandoc.walk_block(div, { Table = function(tbl)
+    for _, body in ipairs(tbl.bodies) do
+      for _, row in ipairs(body.body) do
+        local cells = row.cells
+        local codes, step = {}, nil
+        if cells[2] then
+          pandoc.walk_block(pandoc.Div(cells[2].contents), { Code =
+            function(c) codes[#codes + 1] = c.text end })
+        end
+        if cells[3] then
+          pandoc.walk_block(pandoc.Div(cells[3].contents), { Link =
+            function(l) step = step or l.target:match('step(%d%d)') end })
+        end
+        local where = { latest }
+        if step and step ~= latest then
+          table.insert(where, 1, step)
+        end
+        for _, code in ipairs(codes) do
+          for _, name in ipairs(c_names(code)) do
+            for _, nn in ipairs(where) do
+              if not step_words(nn)[name] then
+                errors[#errors + 1] = chapter_name() .. ': the table of'
+                  .. ' the Python API names ' .. name .. ' (in `' .. code
+                  .. '`), which steps/step' .. nn .. ' does not have'
+              end
+            end
+          end
+        end
+      end
+    end
+  end })
+end
+
+local function Div(div)
+  if div.classes:includes('api') then
+    check_api(div)
+  end
+  return nil
+end
+
+-- ------------------------------------------------------------ python
+
+-- Under the title of each step's chapter, a link to its Python original
+-- in the DeZero repository (book.yaml's python: url and special).
+local function python_original(nn)
+  local python = book_yaml().python
+  if not python or not python.url then
+    return nil
+  end
+  local url = pandoc.utils.stringify(python.url)
+  local file, note = 'steps/step' .. nn .. '.py', nil
+  for _, s in ipairs(python.special or {}) do
+    if tonumber(pandoc.utils.stringify(s.step or '')) == tonumber(nn) then
+      file = s.file and pandoc.utils.stringify(s.file) or file
+      note = s.note and pandoc.utils.stringify(s.note)
+    end
+  end
+  local inlines = { pandoc.Str('Python original:'), pandoc.Space() }
+  if file == 'none' then
+    inlines[#inlines + 1] = pandoc.Str('none')
+  else
+    inlines[#inlines + 1] = pandoc.Link({ pandoc.Code(file) }, url .. file)
+  end
+  if note then
+    inlines[#inlines + 1] = pandoc.Space()
+    inlines[#inlines + 1] = pandoc.Str('(' .. note .. ')')
+  end
+  return pandoc.Div({ pandoc.Para(inlines) }, { class = 'python-original' })
+end
+
+local function add_python_links(doc)
+  if CHECK then
+    return nil
+  end
+  local blocks = {}
+  for _, block in ipairs(doc.blocks) do
+    blocks[#blocks + 1] = block
+    local nn = block.t == 'Header' and block.level == 1
+      and block.identifier:match('^step(%d%d)$')
+    if nn then
+      blocks[#blocks + 1] = python_original(nn)
+    end
+  end
+  doc.blocks = blocks
+  return doc
+end
+
 -- ------------------------------------------------------------ the filter
 
 local KINDS = { include = include, diff = diff, output = output, dot = dot,
@@ -1366,6 +1658,8 @@ end
 
 return {
   { Meta = Meta },
-  { CodeBlock = CodeBlock, Link = Link, Header = Header, Span = Span },
+  { CodeBlock = CodeBlock, Link = Link, Header = Header, Span = Span,
+    Div = Div },
+  { Pandoc = add_python_links },
   { Pandoc = finish },
 }

@@ -298,6 +298,7 @@ end
 local function region_marker(line)
   local t = trim(line)
   local body = t:match('^//%s*(.-)$') or t:match('^/%*%s*(.-)%s*%*/$')
+    or t:match('^#%s*(region.-)$') or t:match('^#%s*(endregion.-)$')
   if not body then
     return nil
   end

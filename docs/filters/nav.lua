@@ -1,6 +1,7 @@
 -- nav.lua - the navigation of one HTML page of the book: its title, the
 -- previous and next chapters, the book's contents grouped by stage (the
--- parts of book.yaml) and the current chapter's sections.
+-- parts of book.yaml, each with its introduction, stageN.md, first; the
+-- appendices last) and the current chapter's sections.
 -- BOOK_CHAPTERS lists the chapters' files in reading order.
 
 local path = pandoc.path
@@ -48,10 +49,17 @@ local function step_of(file)
   return tonumber(file:match('^step(%d+)%.md$') or '')
 end
 
+-- stageN.md introduces the Nth part of book.yaml.
+local function stage_of(file)
+  return tonumber(file:match('^stage(%d+)%.md$') or '')
+end
+
 -- The chapters grouped by part: {{title, files}}, chapters that are not
--- steps (the introduction) first, in a group without a title.
+-- steps (the introduction) first, in a group without a title, and the
+-- appendices (appendix-*.md) last, in a group of their own.
 local function groups(meta)
   local list, loose = {}, { files = {} }
+  local appendices = { title = { pandoc.Str('Appendices') }, files = {} }
   list[1] = loose
   for _, part in ipairs(meta.parts or {}) do
     local range = stringify(part.steps or '')
@@ -59,12 +67,18 @@ local function groups(meta)
     list[#list + 1] = { title = part.title, files = {},
       first = tonumber(first), last = tonumber(last) }
   end
+  list[#list + 1] = appendices
   for _, file in ipairs(chapters) do
-    local n, home = step_of(file), loose
+    local n, stage, home = step_of(file), stage_of(file), loose
     for _, g in ipairs(list) do
       if n and g.first and n >= g.first and n <= g.last then
         home = g
       end
+    end
+    if stage and list[stage + 1] and list[stage + 1] ~= appendices then
+      home = list[stage + 1]
+    elseif file:match('^appendix%-') then
+      home = appendices
     end
     home.files[#home.files + 1] = file
   end
@@ -89,24 +103,31 @@ local function contents(meta, current, section_items)
   local blocks = {}
   for _, g in ipairs(groups(meta)) do
     if #g.files > 0 then
-      local items = {}
+      local items, intro = {}, nil
       for _, file in ipairs(g.files) do
         local attr = file == current
           and pandoc.Attr('', { 'current' }, { ['aria-current'] = 'page' })
           or pandoc.Attr()
-        local item = { pandoc.Plain({ pandoc.Link(title_of(file), href(file),
-          '', attr) }) }
-        if file == current and section_items and #section_items > 0 then
-          item[2] = pandoc.BulletList(section_items)
+        if stage_of(file) and g.title then
+          -- The stage's introduction is its title, as a link.
+          intro = pandoc.Link(g.title, href(file), '', attr)
+        else
+          local item = { pandoc.Plain({ pandoc.Link(title_of(file),
+            href(file), '', attr) }) }
+          if file == current and section_items and #section_items > 0 then
+            item[2] = pandoc.BulletList(section_items)
+          end
+          items[#items + 1] = item
         end
-        items[#items + 1] = item
       end
       local part = {}
       if g.title then
-        part[1] = pandoc.Div({ pandoc.Plain(g.title) },
+        part[1] = pandoc.Div({ pandoc.Plain(intro and { intro } or g.title) },
           { class = 'part-title' })
       end
-      part[#part + 1] = pandoc.BulletList(items)
+      if #items > 0 then
+        part[#part + 1] = pandoc.BulletList(items)
+      end
       blocks[#blocks + 1] = pandoc.Div(part, { class = 'part' })
     end
   end
