@@ -294,9 +294,14 @@ static void check_text(const char *what, const char *got_text,
     int line = first_different_line(got_text, want_text);
     if (!line)
         return;
-    problem("%s differs from %s at line %d", what, reference, line);
-    print_line("got: ", got_text, line);
-    print_line("want:", want_text, line);
+    const char *g = got_text, *w = want_text;
+    for (int l = 1; l < line; l++) {
+        g = *g ? strchr(g, '\n') + 1 : g;
+        w = *w ? strchr(w, '\n') + 1 : w;
+    }
+    problem("%s differs from %s at line %d: got \"%.*s\", want \"%.*s\"",
+            what, reference, line, (int)strcspn(g, "\n"), g,
+            (int)strcspn(w, "\n"), w);
 }
 
 static void check_dot(const char *what, const char *got,

@@ -32,13 +32,10 @@ static Variable *points(void)
     return variable(nd_from_buffer(ND_FLOAT64, 1, (int64_t[]){4}, at));
 }
 
-/* a == values, within rtol. */
-static void expect_values(const NdArray *a, const double values[4],
-                          double rtol)
-{
-    EXPECT_ARRAY_CLOSE(a, ND_FLOAT64, rtol, ND_SHAPE(4), values[0],
-                       values[1], values[2], values[3]);
-}
+/* a == values, within rtol (a macro: a failure names the test's line). */
+#define expect_values(a, values, rtol)                                    \
+    EXPECT_ARRAY_CLOSE(a, ND_FLOAT64, rtol, ND_SHAPE(4), (values)[0],     \
+                       (values)[1], (values)[2], (values)[3])
 
 /* Within a unit or two in the last place: NumPy computes tanh with SIMD
  * routines, which may round differently from libm's. */
