@@ -25,12 +25,14 @@ static Variable *small_graph(void)
     return z;
 }
 
-static void expect_graph(const Variable *z, bool verbose, const char *want)
+static void expect_graph_at(const char *file, int line, const Variable *z,
+                            bool verbose, const char *want)
 {
     char *text = get_dot_graph(z, verbose);
-    EXPECT_SAME_GRAPH(text, want);
+    dot_expect_same(file, line, text, want);
     free(text);
 }
+#define expect_graph(...) expect_graph_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* What Python's get_dot_graph(z, verbose=False) writes for the same
  * graph (DeZero's simple core, NumPy 1.24), renumbered. */
