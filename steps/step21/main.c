@@ -441,6 +441,9 @@ Variable *variable_of_long(long value)
     int: variable_of_long,                                               \
     long: variable_of_long)(x)
 
+/* Whether x is a Variable, by its static type (x is not evaluated). */
+#define is_variable(x) _Generic((x), Variable *: true, default: false)
+
 /* ---- Square: y = x^2, dy/dx = 2x */
 
 static void square_forward(Function *self, NdArray *xs[], NdArray *ys[])
@@ -549,9 +552,18 @@ Variable *add_variables(Variable *x0, Variable *x1)
     return function_call(add_function(), x0, x1);
 }
 
+/* a + b as Python's graph has it: when a is not a Variable, Python
+ * calls b.__radd__(a), which is add(b, a), so b is the first input. */
+static inline Variable *add_operands(Variable *a, Variable *b,
+                                     bool a_is_variable)
+{
+    return a_is_variable ? add_variables(a, b) : add_variables(b, a);
+}
+
 /* y = a + b, where a and b may each be a Variable, an array or a number
  * (Python: a + b, through Variable's __add__ and __radd__). */
-#define F_add(a, b) add_variables(as_variable(a), as_variable(b))
+#define F_add(a, b) \
+    add_operands(as_variable(a), as_variable(b), is_variable(a))
 
 /* ---- Mul: y = x0 * x1, dy/dx0 = x1, dy/dx1 = x0 */
 
@@ -589,9 +601,18 @@ Variable *mul_variables(Variable *x0, Variable *x1)
     return function_call(mul_function(), x0, x1);
 }
 
+/* a * b as Python's graph has it: when a is not a Variable, Python
+ * calls b.__rmul__(a), which is mul(b, a), so b is the first input. */
+static inline Variable *mul_operands(Variable *a, Variable *b,
+                                     bool a_is_variable)
+{
+    return a_is_variable ? mul_variables(a, b) : mul_variables(b, a);
+}
+
 /* y = a * b, where a and b may each be a Variable, an array or a number
  * (Python: a * b, through Variable's __mul__ and __rmul__). */
-#define F_mul(a, b) mul_variables(as_variable(a), as_variable(b))
+#define F_mul(a, b) \
+    mul_operands(as_variable(a), as_variable(b), is_variable(a))
 
 /* ---- numerical differentiation */
 

@@ -59,11 +59,11 @@ static double factorial(int n)
  * Python's y = 0. */
 static Variable *my_sin(Variable *x, double threshold)
 {
-    Variable *y = as_variable(0);
+    Variable *y = NULL;         /* Python's y = 0: an int until 0 + t */
     for (int i = 0; i < 100000; i++) {
         double c = (i % 2 ? -1.0 : 1.0) / factorial(2 * i + 1);
         Variable *t = F_mul(c, F_pow(x, 2 * i + 1));
-        y = F_add(y, t);
+        y = y ? F_add(y, t) : F_add(0, t);
         if (fabs(nd_item(t->data)) < threshold)
             break;
     }

@@ -231,8 +231,8 @@ static NdArray *operand(const Operand *o)
 
 /* Fails naming the case and the op unless y has dtype, the case's
  * shape and exactly the values want. */
-static void expect_case(const NdArray *y, NdDtype dtype,
-                        const BroadcastCase *c, int op)
+static void expect_case_at(const char *file, int line, const NdArray *y,
+                           NdDtype dtype, const BroadcastCase *c, int op)
 {
     const double *want = c->want[op];
     bool ok = y->dtype == dtype && y->ndim == c->ndim;
@@ -248,9 +248,10 @@ static void expect_case(const NdArray *y, NdDtype dtype,
             print_error(" %g(want %g)", nd_get_flat(y, i), want[i]);
         print_error("\n");
         free(shape);
-        fail();
+        _fail(file, line);
     }
 }
+#define expect_case(...) expect_case_at(__FILE__, __LINE__, __VA_ARGS__)
 
 static void test_binary_ops_broadcast(void **state)
 {
@@ -481,15 +482,18 @@ static void test_bool_ops(void **state)
 }
 
 /* Both parts of element i of a complex128 array, compared within rtol. */
-static void expect_complex(const NdArray *a, int64_t i, double re, double im,
-                           double rtol)
+static void expect_complex_at(const char *file, int line, const NdArray *a,
+                              int64_t i, double re, double im, double rtol)
 {
     double complex z = ND_DATA(a, double complex)[i];
     double scale = cabs(CMPLX(re, im));
     if (!(cabs(z - CMPLX(re, im)) <= rtol * scale))
-        fail_msg("element %lld: got %.17g%+.17gj, want %.17g%+.17gj",
-                 (long long)i, creal(z), cimag(z), re, im);
+        nd_test_fail_at(file, line, "element %lld: got %.17g%+.17gj, want "
+                        "%.17g%+.17gj", (long long)i, creal(z), cimag(z),
+                        re, im);
 }
+#define expect_complex(...) \
+    expect_complex_at(__FILE__, __LINE__, __VA_ARGS__)
 
 static void test_complex_ops(void **state)
 {
@@ -1112,12 +1116,15 @@ static void test_item_and_flat_access(void **state)
     nd_release(c);
 }
 
-static void expect_shape_str(const NdArray *a, const char *want)
+static void expect_shape_str_at(const char *file, int line, const NdArray *a,
+                                const char *want)
 {
     char *text = nd_shape_str(a);
-    assert_string_equal(text, want);
+    _assert_string_equal(text, want, file, line);
     free(text);
 }
+#define expect_shape_str(...) \
+    expect_shape_str_at(__FILE__, __LINE__, __VA_ARGS__)
 
 static void test_shape_str(void **state)
 {

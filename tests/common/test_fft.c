@@ -127,44 +127,53 @@ static double max_magnitude(const double complex *v, int64_t n)
     return m;
 }
 
-static void expect_shape(const NdArray *a, NdDtype dtype, int ndim,
-                         const int64_t *shape)
+static void expect_shape_at(const char *file, int line, const NdArray *a,
+                            NdDtype dtype, int ndim, const int64_t *shape)
 {
-    assert_string_equal(nd_dtype_name(a->dtype), nd_dtype_name(dtype));
-    assert_int_equal(a->ndim, ndim);
+    if (a->dtype != dtype)
+        nd_test_fail_at(file, line, "dtype %s, want %s",
+                        nd_dtype_name(a->dtype), nd_dtype_name(dtype));
+    _assert_int_equal((LargestIntegralType)a->ndim,
+                      (LargestIntegralType)ndim, file, line);
     for (int d = 0; d < ndim; d++)
-        assert_int_equal(a->shape[d], shape[d]);
+        if (a->shape[d] != shape[d])
+            nd_test_fail_at(file, line, "dimension %d is %lld, want %lld", d,
+                            (long long)a->shape[d], (long long)shape[d]);
 }
 
 /* a is complex128 of shape and each element is within TOLERANCE times
  * the largest wanted magnitude of want (both parts). */
-static void expect_spectrum(const NdArray *a, int ndim, const int64_t *shape,
-                            const double complex *want)
+static void expect_spectrum_at(const char *file, int line, const NdArray *a,
+                               int ndim, const int64_t *shape,
+                               const double complex *want)
 {
-    expect_shape(a, ND_COMPLEX128, ndim, shape);
+    expect_shape_at(file, line, a, ND_COMPLEX128, ndim, shape);
     double bound = TOLERANCE * fmax(max_magnitude(want, a->size), 1e-300);
     const double complex *got = a->data;
     for (int64_t i = 0; i < a->size; i++)
         if (!(cabs(got[i] - want[i]) <= bound))
-            fail_msg("element %lld: got %.17g%+.17gj, want %.17g%+.17gj",
-                     (long long)i, creal(got[i]), cimag(got[i]),
-                     creal(want[i]), cimag(want[i]));
+            nd_test_fail_at(file, line, "element %lld: got %.17g%+.17gj, "
+                            "want %.17g%+.17gj", (long long)i, creal(got[i]),
+                            cimag(got[i]), creal(want[i]), cimag(want[i]));
 }
+#define expect_spectrum(...) \
+    expect_spectrum_at(__FILE__, __LINE__, __VA_ARGS__)
 
-static void expect_real(const NdArray *a, int ndim, const int64_t *shape,
-                        const double *want)
+static void expect_real_at(const char *file, int line, const NdArray *a,
+                           int ndim, const int64_t *shape, const double *want)
 {
-    expect_shape(a, ND_FLOAT64, ndim, shape);
+    expect_shape_at(file, line, a, ND_FLOAT64, ndim, shape);
     double m = 1e-300;
     for (int64_t i = 0; i < a->size; i++)
         m = fmax(m, fabs(want[i]));
     for (int64_t i = 0; i < a->size; i++) {
         double got = ND_DATA(a, double)[i];
         if (!(fabs(got - want[i]) <= TOLERANCE * m))
-            fail_msg("element %lld: got %.17g, want %.17g", (long long)i,
-                     got, want[i]);
+            nd_test_fail_at(file, line, "element %lld: got %.17g, want "
+                            "%.17g", (long long)i, got, want[i]);
     }
 }
+#define expect_real(...) expect_real_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* The shapes the naive comparisons run over: 1-D even, odd and single,
  * 2-D, 3-D with odd extents, 4-D with size-1 axes, and two whose rows of

@@ -65,6 +65,32 @@ static Variable *counted(double value)
     return variable(nd_scalar(value));
 }
 
+/* The inputs in Python's order: 3.0 * x is x.__rmul__(3.0), that is
+ * mul(x, 3.0), and 1 + x is add(x, 1), so x is the first input; with a
+ * Variable on the left, or for Sub and Div (whose reflected methods keep
+ * the order), the left operand is. */
+static void test_inputs_in_python_order(void **state)
+{
+    (void)state;
+    Variable *x = variable(nd_scalar(2.0));
+    NdArray *a = nd_scalar(4.0);
+    Variable *ys[] = {F_mul(3.0, x), F_mul(a, x), F_add(1, x), F_add(a, x)};
+    const double others[] = {3.0, 4.0, 1.0, 4.0};
+    for (int k = 0; k < 4; k++) {
+        assert_ptr_equal(ys[k]->creator->inputs[0], x);
+        EXPECT_DOUBLE(nd_item(ys[k]->creator->inputs[1]->data), others[k]);
+    }
+#if STEP >= 22
+    assert_ptr_equal(F_sub(1.0, x)->creator->inputs[1], x);
+    assert_ptr_equal(F_div(1.0, x)->creator->inputs[1], x);
+#endif
+    Variable *y = variable(nd_scalar(5.0));
+    assert_ptr_equal(F_mul(x, y)->creator->inputs[0], x);
+    assert_ptr_equal(F_mul(y, x)->creator->inputs[0], y);
+    assert_ptr_equal(F_add(x, 1.0)->creator->inputs[0], x);
+    nd_release(a);
+}
+
 static void test_operands_evaluated_once(void **state)
 {
     (void)state;
@@ -117,6 +143,7 @@ int main(void)
         STEP_TEST(test_step21_program),
         STEP_TEST(test_as_variable_cases),
         STEP_TEST(test_numbers_on_either_side),
+        STEP_TEST(test_inputs_in_python_order),
         STEP_TEST(test_operands_evaluated_once),
         STEP_TEST(test_value_based_casting),
         STEP_TEST(test_plain_functions),

@@ -29,13 +29,10 @@ static Variable *points(void)
 }
 
 /* values[i] * sign, as an array of the points' shape. */
-static void expect_values(const NdArray *a, const double values[4],
-                          double sign)
-{
-    EXPECT_ARRAY_CLOSE(a, ND_FLOAT64, RTOL, ND_SHAPE(4), sign * values[0],
-                       sign * values[1], sign * values[2],
-                       sign * values[3]);
-}
+#define expect_values(a, values, sign)                                    \
+    EXPECT_ARRAY_CLOSE(a, ND_FLOAT64, RTOL, ND_SHAPE(4), (sign) *         \
+                       (values)[0], (sign) * (values)[1], (sign) *        \
+                       (values)[2], (sign) * (values)[3])
 
 static void test_forward(void **state)
 {

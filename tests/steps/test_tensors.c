@@ -33,13 +33,10 @@ static Variable *matrix(void)
 }
 
 /* a == values, a (2, 3) float64 array, within rtol. */
-static void expect_matrix(const NdArray *a, const double values[6],
-                          double rtol)
-{
-    EXPECT_ARRAY_CLOSE(a, ND_FLOAT64, rtol, ND_SHAPE(2, 3), values[0],
-                       values[1], values[2], values[3], values[4],
-                       values[5]);
-}
+#define expect_matrix(a, values, rtol)                                    \
+    EXPECT_ARRAY_CLOSE(a, ND_FLOAT64, rtol, ND_SHAPE(2, 3), (values)[0],  \
+                       (values)[1], (values)[2], (values)[3], (values)[4], \
+                       (values)[5])
 
 /* sin of a matrix is the matrix of sines, and its gradient is the
  * matrix of cosines, of the same shape; the central difference (which

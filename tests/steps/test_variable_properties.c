@@ -5,12 +5,14 @@
  * (expected texts from ../shared/reference/numpy_print.txt). */
 #include "pool_fixture.h"
 
-static void expect_repr(const Variable *v, const char *want)
+static void expect_repr_at(const char *file, int line, const Variable *v,
+                           const char *want)
 {
     char *got = variable_repr(v);
-    assert_string_equal(got, want);
+    _assert_string_equal(got, want, file, line);
     free(got);
 }
+#define expect_repr(...) expect_repr_at(__FILE__, __LINE__, __VA_ARGS__)
 
 /* A Variable starts without a name; the name is borrowed, not copied;
  * a function's output gets none of its input's; the name changes
