@@ -1,0 +1,437 @@
+/* functions.c - the differentiable functions beyond arithmetic, as the
+ * book's functions.py: Sin, Cos and Tanh; the functions that change
+ * shape, Reshape and Transpose; Sum, and the pair BroadcastTo and SumTo
+ * that its backward is made of. Each backward is written with the
+ * framework's functions, like core.c's, so that it can be recorded and
+ * differentiated again. */
+#include <string.h>
+
+#include "dezero.h"
+
+/* ---- Sin: y = sin(x), dy/dx = cos(x) */
+
+static void sin_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    (void)self;
+    ys[0] = nd_sin(xs[0]);
+}
+
+static void sin_backward(Function *self, Variable *gys[],
+                         Variable *gxs[])
+{
+    Variable *x = self->inputs[0];
+    gxs[0] = F_mul(gys[0], F_cos(x));           /* gy * cos(x) */
+}
+
+static const FunctionClass sin_class = {
+    .name = "Sin",
+    .noutputs = 1,
+    .forward = sin_forward,
+    .backward = sin_backward,
+};
+
+/* A new Sin function (Python: Sin()). */
+Function *sin_function(void)
+{
+    return function_new(&sin_class);
+}
+
+/* y = sin(x) (Python: F.sin(x)): a new Sin, called on x. */
+Variable *(F_sin)(Variable *x)
+{
+    return function_call(sin_function(), x);
+}
+
+/* ---- Cos: y = cos(x), dy/dx = -sin(x) */
+
+static void cos_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    (void)self;
+    ys[0] = nd_cos(xs[0]);
+}
+
+static void cos_backward(Function *self, Variable *gys[],
+                         Variable *gxs[])
+{
+    Variable *x = self->inputs[0];
+    gxs[0] = F_mul(gys[0], F_neg(F_sin(x)));    /* gy * -sin(x) */
+}
+
+static const FunctionClass cos_class = {
+    .name = "Cos",
+    .noutputs = 1,
+    .forward = cos_forward,
+    .backward = cos_backward,
+};
+
+/* A new Cos function (Python: Cos()). */
+Function *cos_function(void)
+{
+    return function_new(&cos_class);
+}
+
+/* y = cos(x) (Python: F.cos(x)): a new Cos, called on x. */
+Variable *(F_cos)(Variable *x)
+{
+    return function_call(cos_function(), x);
+}
+
+/* ---- Tanh: y = tanh(x), dy/dx = 1 - y^2 */
+
+static void tanh_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    (void)self;
+    ys[0] = nd_tanh(xs[0]);
+}
+
+/* The derivative is made of the output, y = tanh(x), which the function
+ * reaches through its weak link (Python: self.outputs[0]()). backward
+ * reaches a function through its output, so the output is alive then;
+ * a direct call after the output was freed finds NULL, and stops. */
+static void tanh_backward(Function *self, Variable *gys[],
+                          Variable *gxs[])
+{
+    Variable *y = self->outputs[0];
+    if (!y)
+        nd_error("tanh_backward", "the output of Tanh was freed, and the "
+                 "gradient 1 - y^2 needs it; keep y alive until backward");
+    gxs[0] = F_mul(gys[0], F_sub(1, F_mul(y, y)));     /* gy (1 - y^2) */
+}
+
+static const FunctionClass tanh_class = {
+    .name = "Tanh",
+    .noutputs = 1,
+    .forward = tanh_forward,
+    .backward = tanh_backward,
+};
+
+/* A new Tanh function (Python: Tanh()). */
+Function *tanh_function(void)
+{
+    return function_new(&tanh_class);
+}
+
+/* y = tanh(x) (Python: F.tanh(x)): a new Tanh, called on x. */
+Variable *(F_tanh)(Variable *x)
+{
+    return function_call(tanh_function(), x);
+}
+
+/* ---- Reshape: y = x with the shape shape; dy/dx reshapes gy back */
+
+/* What a Reshape keeps: the shape it makes and the one it was given. */
+typedef struct ReshapeFunction {
+    Function function;          /* first: a ReshapeFunction * is a
+                                 * Function * */
+    int ndim;
+    int64_t shape[ND_MAX_DIMS]; /* as asked: one entry may be -1 */
+    int x_ndim;
+    int64_t x_shape[ND_MAX_DIMS];   /* x's, set by forward */
+} ReshapeFunction;
+
+static void reshape_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    ReshapeFunction *f = (ReshapeFunction *)self;
+    f->x_ndim = xs[0]->ndim;
+    memcpy(f->x_shape, xs[0]->shape, sizeof f->x_shape);
+    ys[0] = nd_reshape(xs[0], f->ndim, f->shape);
+}
+
+/* Reshaping moves no element, so the gradient is gy laid out in x's
+ * shape again. */
+static void reshape_backward(Function *self, Variable *gys[],
+                             Variable *gxs[])
+{
+    const ReshapeFunction *f = (const ReshapeFunction *)self;
+    gxs[0] = F_reshape(gys[0], f->x_ndim, f->x_shape);
+}
+
+static const FunctionClass reshape_class = {
+    .name = "Reshape",
+    .noutputs = 1,
+    .forward = reshape_forward,
+    .backward = reshape_backward,
+};
+
+/* A new Reshape to the ndim entries of shape (Python: Reshape(shape)). */
+Function *reshape_function(int ndim, const int64_t *shape)
+{
+    if (ndim < 0 || ndim > ND_MAX_DIMS)
+        nd_error("reshape_function", "a shape of %d dimensions; at most "
+                 "%d are supported", ndim, (int)ND_MAX_DIMS);
+    ReshapeFunction *f = (ReshapeFunction *)function_new_sized(
+        &reshape_class, sizeof *f);
+    f->ndim = ndim;
+    if (ndim > 0)
+        memcpy(f->shape, shape, ndim * sizeof *shape);
+    return &f->function;
+}
+
+/* True when x has exactly the ndim entries of shape. */
+static bool has_shape(const Variable *x, int ndim, const int64_t *shape)
+{
+    if (variable_ndim(x) != ndim)
+        return false;
+    for (int i = 0; i < ndim; i++)
+        if (variable_shape(x)[i] != shape[i])
+            return false;
+    return true;
+}
+
+/* x in the shape shape (Python: F.reshape(x, shape)): x itself when it
+ * has that shape already, else a new Reshape, called on x. */
+Variable *(F_reshape)(Variable *x, int ndim, const int64_t *shape)
+{
+    if (has_shape(x, ndim, shape))
+        return x;
+    return function_call(reshape_function(ndim, shape), x);
+}
+
+/* ---- Transpose: y = x with its axes permuted; dy/dx permutes back */
+
+/* What a Transpose keeps: the permutation, or none (reverse them). */
+typedef struct TransposeFunction {
+    Function function;          /* first: a TransposeFunction * is a
+                                 * Function * */
+    int naxes;                  /* 0: reverse the axes (axes=None) */
+    int axes[ND_MAX_DIMS];
+} TransposeFunction;
+
+static void transpose_forward(Function *self, NdArray *xs[],
+                              NdArray *ys[])
+{
+    const TransposeFunction *f = (const TransposeFunction *)self;
+    ys[0] = nd_transpose(xs[0], f->naxes, f->naxes ? f->axes : NULL);
+}
+
+/* Reversing the axes undoes itself. A permutation p sends axis p[i] of
+ * x to axis i of y, so the inverse sends axis i back to p[i]: inv[p[i]]
+ * = i (Python: np.argsort of the axes, taken modulo their count). */
+static void transpose_backward(Function *self, Variable *gys[],
+                               Variable *gxs[])
+{
+    const TransposeFunction *f = (const TransposeFunction *)self;
+    if (f->naxes == 0) {
+        gxs[0] = F_transpose(gys[0], 0, NULL);
+        return;
+    }
+    int inverse[ND_MAX_DIMS];
+    for (int i = 0; i < f->naxes; i++) {
+        int axis = ((f->axes[i] % f->naxes) + f->naxes) % f->naxes;
+        inverse[axis] = i;
+    }
+    gxs[0] = F_transpose(gys[0], f->naxes, inverse);
+}
+
+static const FunctionClass transpose_class = {
+    .name = "Transpose",
+    .noutputs = 1,
+    .forward = transpose_forward,
+    .backward = transpose_backward,
+};
+
+/* A new Transpose by the naxes entries of axes; naxes 0 (axes NULL)
+ * reverses the axes (Python: Transpose(axes), Transpose()). */
+Function *transpose_function(int naxes, const int *axes)
+{
+    if (naxes < 0 || naxes > ND_MAX_DIMS)
+        nd_error("transpose_function", "%d axes; at most %d are "
+                 "supported", naxes, (int)ND_MAX_DIMS);
+    TransposeFunction *f = (TransposeFunction *)function_new_sized(
+        &transpose_class, sizeof *f);
+    f->naxes = naxes;
+    if (naxes > 0)
+        memcpy(f->axes, axes, naxes * sizeof *axes);
+    return &f->function;
+}
+
+/* x with its axes permuted (Python: F.transpose(x, axes)): a new
+ * Transpose, called on x. */
+Variable *(F_transpose)(Variable *x, int naxes, const int *axes)
+{
+    return function_call(transpose_function(naxes, axes), x);
+}
+
+/* x with its axes reversed (Python: x.T). */
+Variable *variable_T(Variable *x)
+{
+    return F_transpose(x, 0, NULL);
+}
+
+/* ---- Sum: y = the sum of x along some axes; dy/dx spreads gy back */
+
+/* What a Sum keeps: the axes it adds along and whether it keeps them
+ * as size 1, and x's shape, which the gradient must take again. */
+typedef struct SumFunction {
+    Function function;          /* first: a SumFunction * is a Function * */
+    int naxes;                  /* -1: every axis (axis=None) */
+    int axes[ND_MAX_DIMS];
+    bool keepdims;
+    int x_ndim;
+    int64_t x_shape[ND_MAX_DIMS];   /* x's, set by forward */
+} SumFunction;
+
+static void sum_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    SumFunction *f = (SumFunction *)self;
+    f->x_ndim = xs[0]->ndim;
+    memcpy(f->x_shape, xs[0]->shape, sizeof f->x_shape);
+    ys[0] = nd_sum(xs[0], f->naxes, f->naxes < 0 ? NULL : f->axes,
+                   f->keepdims);
+}
+
+/* Every element of x adds once into one element of y, so it gets that
+ * element's gradient: gy, given back the summed axes as size 1, then
+ * broadcast over them to x's shape. */
+static void sum_backward(Function *self, Variable *gys[], Variable *gxs[])
+{
+    const SumFunction *f = (const SumFunction *)self;
+    Variable *gy = reshape_sum_backward(gys[0], f->x_ndim, f->naxes,
+                                        f->axes, f->keepdims);
+    gxs[0] = F_broadcast_to(gy, f->x_ndim, f->x_shape);
+}
+
+static const FunctionClass sum_class = {
+    .name = "Sum",
+    .noutputs = 1,
+    .forward = sum_forward,
+    .backward = sum_backward,
+};
+
+/* A new Sum along the naxes entries of axes, or every axis for
+ * ND_ALL_AXES (Python: Sum(axis, keepdims)). */
+Function *sum_function(int naxes, const int *axes, bool keepdims)
+{
+    if (naxes > ND_MAX_DIMS)
+        nd_error("sum_function", "%d axes; at most %d are supported",
+                 naxes, (int)ND_MAX_DIMS);
+    SumFunction *f = (SumFunction *)function_new_sized(&sum_class,
+                                                       sizeof *f);
+    f->naxes = naxes < 0 ? -1 : naxes;
+    if (naxes > 0)
+        memcpy(f->axes, axes, naxes * sizeof *axes);
+    f->keepdims = keepdims;
+    return &f->function;
+}
+
+/* The sum of x along axes (Python: F.sum(x, axis, keepdims) and
+ * x.sum(axis, keepdims)): a new Sum, called on x. */
+Variable *(F_sum)(Variable *x, int naxes, const int *axes, bool keepdims)
+{
+    return function_call(sum_function(naxes, axes, keepdims), x);
+}
+
+/* ---- BroadcastTo and SumTo: each one's backward is the other */
+
+/* What BroadcastTo and SumTo keep: the shape they make, and x's. */
+typedef struct ShapeFunction {
+    Function function;          /* first: a ShapeFunction * is a
+                                 * Function * */
+    int ndim;
+    int64_t shape[ND_MAX_DIMS];
+    int x_ndim;
+    int64_t x_shape[ND_MAX_DIMS];   /* x's, set by forward */
+} ShapeFunction;
+
+/* A new function of class cls that keeps the ndim entries of shape. */
+static Function *shape_function(const FunctionClass *cls, int ndim,
+                                const int64_t *shape, const char *who)
+{
+    if (ndim < 0 || ndim > ND_MAX_DIMS)
+        nd_error(who, "a shape of %d dimensions; at most %d are "
+                 "supported", ndim, (int)ND_MAX_DIMS);
+    ShapeFunction *f = (ShapeFunction *)function_new_sized(cls,
+                                                           sizeof *f);
+    f->ndim = ndim;
+    if (ndim > 0)
+        memcpy(f->shape, shape, ndim * sizeof *shape);
+    return &f->function;
+}
+
+/* Remembers x's shape in the function f. */
+static void keep_input_shape(Function *self, const NdArray *x)
+{
+    ShapeFunction *f = (ShapeFunction *)self;
+    f->x_ndim = x->ndim;
+    memcpy(f->x_shape, x->shape, sizeof f->x_shape);
+}
+
+static void broadcast_to_forward(Function *self, NdArray *xs[],
+                                 NdArray *ys[])
+{
+    const ShapeFunction *f = (const ShapeFunction *)self;
+    keep_input_shape(self, xs[0]);
+    ys[0] = nd_broadcast_to(xs[0], f->ndim, f->shape);
+}
+
+/* An element of x copied to many places of y gets the sum of their
+ * gradients: gy summed down to x's shape. */
+static void broadcast_to_backward(Function *self, Variable *gys[],
+                                  Variable *gxs[])
+{
+    const ShapeFunction *f = (const ShapeFunction *)self;
+    gxs[0] = F_sum_to(gys[0], f->x_ndim, f->x_shape);
+}
+
+static const FunctionClass broadcast_to_class = {
+    .name = "BroadcastTo",
+    .noutputs = 1,
+    .forward = broadcast_to_forward,
+    .backward = broadcast_to_backward,
+};
+
+/* A new BroadcastTo the shape (Python: BroadcastTo(shape)). */
+Function *broadcast_to_function(int ndim, const int64_t *shape)
+{
+    return shape_function(&broadcast_to_class, ndim, shape,
+                          "broadcast_to_function");
+}
+
+/* x repeated along new leading axes and along its size-1 axes to the
+ * shape (Python: F.broadcast_to(x, shape)): x itself when it has that
+ * shape, else a new BroadcastTo, called on x. */
+Variable *(F_broadcast_to)(Variable *x, int ndim, const int64_t *shape)
+{
+    if (has_shape(x, ndim, shape))
+        return x;
+    return function_call(broadcast_to_function(ndim, shape), x);
+}
+
+static void sum_to_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    const ShapeFunction *f = (const ShapeFunction *)self;
+    keep_input_shape(self, xs[0]);
+    ys[0] = nd_sum_to(xs[0], f->ndim, f->shape);
+}
+
+/* Every element of x adds into one element of y, and gets its
+ * gradient: gy broadcast back to x's shape. */
+static void sum_to_backward(Function *self, Variable *gys[],
+                            Variable *gxs[])
+{
+    const ShapeFunction *f = (const ShapeFunction *)self;
+    gxs[0] = F_broadcast_to(gys[0], f->x_ndim, f->x_shape);
+}
+
+static const FunctionClass sum_to_class = {
+    .name = "SumTo",
+    .noutputs = 1,
+    .forward = sum_to_forward,
+    .backward = sum_to_backward,
+};
+
+/* A new SumTo the shape (Python: SumTo(shape)). */
+Function *sum_to_function(int ndim, const int64_t *shape)
+{
+    return shape_function(&sum_to_class, ndim, shape, "sum_to_function");
+}
+
+/* x summed down to the shape, over leading axes and over the axes the
+ * shape has as size 1 (Python: F.sum_to(x, shape)): x itself when it
+ * has that shape, else a new SumTo, called on x. */
+Variable *(F_sum_to)(Variable *x, int ndim, const int64_t *shape)
+{
+    if (has_shape(x, ndim, shape))
+        return x;
+    return function_call(sum_to_function(ndim, shape), x);
+}

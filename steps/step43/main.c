@@ -1,0 +1,123 @@
+/* Step 43: a neural network.
+ *
+ * Fits a two-layer network, linear -> sigmoid -> linear with 10 hidden
+ * units, to 100 points scattered around a period of sin(2 pi x), by
+ * gradient descent on the mean squared error: 10,000 iterations,
+ * printing the loss every 1,000. The data and the initial weights come
+ * from NumPy's generator seeded with 0, so the numbers are Python's.
+ * Then the points go to data.csv, the network's curve over [0, 1) to
+ * fit.csv, and gnuplot draws both into fit.svg. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dezero.h"
+
+/* The toy data's y = sin(2 pi x) + noise, each operation on arrays in
+ * NumPy's order; a new array. */
+static NdArray *toy_targets(const NdArray *x, const NdArray *noise)
+{
+    NdArray *two_pi = nd_scalar(2 * 3.141592653589793);     /* 2 * np.pi */
+    NdArray *angle = nd_mul(two_pi, x);
+    NdArray *wave = nd_sin(angle);
+    NdArray *y = nd_add(wave, noise);
+    nd_release(wave);
+    nd_release(angle);
+    nd_release(two_pi);
+    return y;
+}
+
+/* A parameter of the given shape: 0.01 * randn, as the script draws
+ * it; retained, since it outlives every iteration's pool. */
+static Variable *small_random(int ndim, const int64_t *shape)
+{
+    NdArray *scale = nd_scalar(0.01);
+    NdArray *r = nd_random_randn(ndim, shape);
+    Variable *p = variable(nd_mul(scale, r));
+    nd_release(r);
+    nd_release(scale);
+    return retain(p);
+}
+
+static Variable *W1, *b1, *W2, *b2;     /* the parameters */
+
+static Variable *predict(Variable *x)
+{
+    Variable *y = F_linear(x, W1, b1);          // (N, 10)
+    y = F_sigmoid(y);
+    return F_linear(y, W2, b2);                 // (N, 1)
+}
+
+/* p.data -= lr * p.grad.data, on the arrays. */
+static void update(Variable *p, double lr)
+{
+    NdArray *rate = nd_scalar(lr);
+    NdArray *step = nd_mul(rate, p->grad->data);
+    nd_isub(p->data, step);
+    nd_release(step);
+    nd_release(rate);
+}
+
+/* Writes the points and the network's curve over t = 0, 0.01, ...,
+ * 0.99, and has gnuplot draw them. */
+static bool plot(const Variable *x, const Variable *y)
+{
+    NdArray *range = nd_arange(0, 1, .01, ND_FLOAT64);      // (100,)
+    NdArray *t = nd_reshape(range, ND_SHAPE(-1, 1));        // (100, 1)
+    Variable *y_pred = predict(variable(t));
+    const char *names[] = {"x", "y"};
+    const NdArray *points[] = {x->data, y->data};
+    const NdArray *curve[] = {t, y_pred->data};
+    bool drawn = write_csv("data.csv", 2, names, points) &&
+                 write_csv("fit.csv", 2, names, curve) &&
+                 plot_fit("data.csv", "fit.csv", "fit.svg", "x", "y");
+    nd_release(range);
+    return drawn;
+}
+
+int main(void)
+{
+    Pool *pool = pool_new();
+    nd_random_seed(0);
+    NdArray *x_data = nd_random_rand(ND_SHAPE(100, 1));     // (100, 1)
+    NdArray *noise = nd_random_rand(ND_SHAPE(100, 1));
+    Variable *y = variable(toy_targets(x_data, noise));     // (100, 1)
+    Variable *x = variable(x_data);
+    nd_release(noise);
+
+    int I = 1, H = 10, O = 1;
+    W1 = small_random(ND_SHAPE(I, H));
+    b1 = retain(variable(nd_zeros(ND_FLOAT64, ND_SHAPE(H))));
+    W2 = small_random(ND_SHAPE(H, O));
+    b2 = retain(variable(nd_zeros(ND_FLOAT64, ND_SHAPE(O))));
+
+    double lr = 0.2;
+    int iters = 10000;
+    for (int i = 0; i < iters; i++) {
+        Pool *iteration = pool_new();
+        Variable *y_pred = predict(x);
+        Variable *loss = F_mean_squared_error(y, y_pred);
+
+        cleargrad(W1);
+        cleargrad(b1);
+        cleargrad(W2);
+        cleargrad(b2);
+        backward(loss);
+
+        update(W1, lr);
+        update(b1, lr);
+        update(W2, lr);
+        update(b2, lr);
+        if (i % 1000 == 0)
+            variable_print(loss);
+        pool_drain(iteration);
+    }
+
+    bool drawn = plot(x, y);
+    release(b2);
+    release(W2);
+    release(b1);
+    release(W1);
+    pool_drain(pool);
+    return drawn ? EXIT_SUCCESS : EXIT_FAILURE;
+}

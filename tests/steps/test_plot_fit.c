@@ -1,0 +1,173 @@
+// FIRST_STEP: 42
+/* test_plot_fit.c - the picture of a fitted model (step 42, utils.c):
+ * plot_fit with gnuplot draws an SVG with the points, the line and the
+ * axis names, and a PNG; without gnuplot, or for an extension it does
+ * not draw, it returns false with a message that names the picture and
+ * writes none. */
+#include <unistd.h>
+
+#include "pool_fixture.h"
+
+static char scratch[64];
+
+static void scratch_open(void)
+{
+    snprintf(scratch, sizeof scratch, "/tmp/test_plot_fit.XXXXXX");
+    assert_non_null(mkdtemp(scratch));
+}
+
+static void scratch_close(void)
+{
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
+    assert_int_equal(system(command), 0);
+}
+
+/* The file's text, which the caller frees. */
+static char *read_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *text = calloc(1 << 20, 1);
+    assert_non_null(text);
+    size_t n = fread(text, 1, (1 << 20) - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static bool file_starts_with(const char *path, const char *start)
+{
+    char head[16] = {0};
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    size_t n = fread(head, 1, strlen(start), f);
+    fclose(f);
+    return n == strlen(start) && memcmp(head, start, n) == 0;
+}
+
+/* Writes points.csv (five points) and curve.csv (a line of two) into
+ * the scratch folder; their paths go to points and curve. */
+static void write_data(char *points, char *curve, size_t size)
+{
+    snprintf(points, size, "%s/points.csv", scratch);
+    snprintf(curve, size, "%s/curve.csv", scratch);
+    NdArray *x = nd_linspace(0, 1, 5);
+    NdArray *y = nd_from_buffer(ND_FLOAT64, ND_SHAPE(5),
+                                (double[]){5.1, 5.6, 6.2, 6.4, 7.1});
+    NdArray *t = nd_linspace(0, 1, 2);
+    NdArray *fit = nd_from_buffer(ND_FLOAT64, ND_SHAPE(2),
+                                  (double[]){5.0, 7.0});
+    const char *names[] = {"x", "y"};
+    assert_true(write_csv(points, 2, names, (const NdArray *[]){x, y}));
+    assert_true(write_csv(curve, 2, names, (const NdArray *[]){t, fit}));
+    nd_release(x);
+    nd_release(y);
+    nd_release(t);
+    nd_release(fit);
+}
+
+static bool gnuplot_installed(void)
+{
+    return system("command -v gnuplot >/dev/null 2>&1") == 0;
+}
+
+/* plot_fit's result, with what it wrote to stderr in message. */
+static bool plot_capturing_stderr(const char *points, const char *curve,
+                                  const char *to_file, char *message,
+                                  size_t size)
+{
+    char path[96];
+    snprintf(path, sizeof path, "%s/stderr.txt", scratch);
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *capture = fopen(path, "w+");
+    assert_non_null(capture);
+    dup2(fileno(capture), 2);
+    bool drawn = plot_fit(points, curve, to_file, "x", "y");
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    rewind(capture);
+    size_t n = fread(message, 1, size - 1, capture);
+    message[n] = '\0';
+    fclose(capture);
+    return drawn;
+}
+
+/* With gnuplot: an SVG with five point marks, a line and the axis
+ * names, and a PNG. */
+static void test_plot_fit_draws(void **state)
+{
+    (void)state;
+    if (!gnuplot_installed())
+        skip();
+    scratch_open();
+    char points[96], curve[96], svg[96], png[96];
+    write_data(points, curve, sizeof points);
+    snprintf(svg, sizeof svg, "%s/fit.svg", scratch);
+    snprintf(png, sizeof png, "%s/fit.png", scratch);
+    assert_true(plot_fit(points, curve, svg, "x", "y axis"));
+    assert_true(file_starts_with(svg, "<?xml"));
+    char *text = read_file(svg);
+    int marks = 0;
+    for (const char *p = text; (p = strstr(p, "xlink:href='#gpPt6'"));
+         p++)
+        marks++;
+    assert_int_equal(marks, 5);                 /* one per point */
+    assert_non_null(strstr(text, "<text>y axis</text>"));
+    assert_non_null(strstr(text, "stroke='rgb(255,   0,   0)'"));
+    free(text);
+    assert_true(plot_fit(points, curve, png, "x", "y"));
+    assert_true(file_starts_with(png, "\x89PNG"));
+    scratch_close();
+}
+
+/* Without gnuplot on the PATH: false, and a message that names the
+ * picture and what to install; no picture. */
+static void test_plot_fit_without_gnuplot(void **state)
+{
+    (void)state;
+    scratch_open();
+    char points[96], curve[96], svg[96], message[1024];
+    write_data(points, curve, sizeof points);
+    snprintf(svg, sizeof svg, "%s/fit.svg", scratch);
+    char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
+    setenv("PATH", scratch, 1);         /* a folder without gnuplot */
+    bool drawn = plot_capturing_stderr(points, curve, svg, message,
+                                       sizeof message);
+    setenv("PATH", path, 1);
+    free(path);
+    assert_false(drawn);
+    assert_non_null(strstr(message, "fit.svg"));
+    assert_non_null(strstr(message, "not installed"));
+    assert_non_null(strstr(message, "gnuplot-nox"));
+    assert_int_equal(access(svg, F_OK), -1);
+    scratch_close();
+}
+
+/* An extension gnuplot is not asked to draw: false, and a message. */
+static void test_plot_fit_bad_extension(void **state)
+{
+    (void)state;
+    scratch_open();
+    char points[96], curve[96], gif[96], message[1024];
+    write_data(points, curve, sizeof points);
+    snprintf(gif, sizeof gif, "%s/fit.gif", scratch);
+    assert_false(plot_capturing_stderr(points, curve, gif, message,
+                                       sizeof message));
+    assert_non_null(strstr(message, "fit.gif"));
+    assert_non_null(strstr(message, ".svg or .png"));
+    scratch_close();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        STEP_TEST(test_plot_fit_draws),
+        STEP_TEST(test_plot_fit_without_gnuplot),
+        STEP_TEST(test_plot_fit_bad_extension),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
