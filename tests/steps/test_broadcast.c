@@ -101,13 +101,14 @@ static void test_same_shapes_unchanged(void **state)       /* (2,3) (2,3) */
 }
 
 /* A number operand becomes a 0-d Variable that gets a 0-d gradient:
- * 2 * x for x of (2, 3) gives the 2 the sum of x. */
+ * 2 * x for x of (2, 3) gives the 2 the sum of x. (Python computes
+ * 2 * x as mul(x, 2): the 2 is the second input.) */
 static void test_number_operand(void **state)
 {
     (void)state;
     Variable *x = variable(ramp(ND_SHAPE(2, 3), 1, 1));      /* 1 .. 6 */
     Variable *y = F_mul(2.0, x);
-    Variable *two = y->creator->inputs[0];
+    Variable *two = y->creator->inputs[1];
     backward(y);
     EXPECT_ARRAY(grad_array(x), ND_FLOAT64, ND_SHAPE(2, 3), 2, 2, 2, 2, 2,
                  2);
