@@ -28,7 +28,7 @@ static NdArray *toy_targets(const NdArray *x, const NdArray *noise)
     return y;
 }
 
-static Variable *W, *b;         /* the parameters, kept across pools */
+static Variable *W, *b;         /* the parameters, of main's pool */
 
 static Variable *predict(Variable *x)
 {
@@ -77,8 +77,8 @@ int main(void)
     Variable *x = variable(x_data);
     nd_release(noise);
 
-    W = retain(variable(nd_zeros(ND_FLOAT64, ND_SHAPE(1, 1))));
-    b = retain(variable(nd_zeros(ND_FLOAT64, ND_SHAPE(1))));
+    W = variable(nd_zeros(ND_FLOAT64, ND_SHAPE(1, 1)));
+    b = variable(nd_zeros(ND_FLOAT64, ND_SHAPE(1)));
     double lr = 0.1;
     int iters = 100;
 
@@ -104,8 +104,6 @@ int main(void)
     }
 
     bool drawn = plot(x, y, predict(x));
-    release(b);
-    release(W);
     pool_drain(pool);
     return drawn ? EXIT_SUCCESS : EXIT_FAILURE;
 }

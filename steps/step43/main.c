@@ -28,7 +28,7 @@ static NdArray *toy_targets(const NdArray *x, const NdArray *noise)
 }
 
 /* A parameter of the given shape: 0.01 * randn, as the script draws
- * it; retained, since it outlives every iteration's pool. */
+ * it. */
 static Variable *small_random(int ndim, const int64_t *shape)
 {
     NdArray *scale = nd_scalar(0.01);
@@ -36,10 +36,10 @@ static Variable *small_random(int ndim, const int64_t *shape)
     Variable *p = variable(nd_mul(scale, r));
     nd_release(r);
     nd_release(scale);
-    return retain(p);
+    return p;
 }
 
-static Variable *W1, *b1, *W2, *b2;     /* the parameters */
+static Variable *W1, *b1, *W2, *b2;     /* of main's pool */
 
 static Variable *predict(Variable *x)
 {
@@ -87,9 +87,9 @@ int main(void)
 
     int I = 1, H = 10, O = 1;
     W1 = small_random(ND_SHAPE(I, H));
-    b1 = retain(variable(nd_zeros(ND_FLOAT64, ND_SHAPE(H))));
+    b1 = variable(nd_zeros(ND_FLOAT64, ND_SHAPE(H)));
     W2 = small_random(ND_SHAPE(H, O));
-    b2 = retain(variable(nd_zeros(ND_FLOAT64, ND_SHAPE(O))));
+    b2 = variable(nd_zeros(ND_FLOAT64, ND_SHAPE(O)));
 
     double lr = 0.2;
     int iters = 10000;
@@ -114,10 +114,6 @@ int main(void)
     }
 
     bool drawn = plot(x, y);
-    release(b2);
-    release(W2);
-    release(b1);
-    release(W1);
     pool_drain(pool);
     return drawn ? EXIT_SUCCESS : EXIT_FAILURE;
 }

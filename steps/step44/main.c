@@ -1,0 +1,105 @@
+/* Step 44: layers that hold parameters.
+ *
+ * Step 43's network, written with two Linear layers, which make and
+ * keep their own weights: float32, drawn at the first call, when the
+ * input's width is known. The training loop updates whatever
+ * parameters each layer has. 10,000 iterations, the loss printed every
+ * 1,000, as in Python; then the data and the network's curve go to
+ * data.csv and fit.csv, and gnuplot draws them into fit.svg. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "dezero.h"
+
+/* The toy data's y = sin(2 pi x) + noise, each operation on arrays in
+ * NumPy's order; a new array. */
+static NdArray *toy_targets(const NdArray *x, const NdArray *noise)
+{
+    NdArray *two_pi = nd_scalar(2 * 3.141592653589793);     /* 2 * np.pi */
+    NdArray *angle = nd_mul(two_pi, x);
+    NdArray *wave = nd_sin(angle);
+    NdArray *y = nd_add(wave, noise);
+    nd_release(wave);
+    nd_release(angle);
+    nd_release(two_pi);
+    return y;
+}
+
+static Layer *l1, *l2;          /* the layers, of main's pool */
+
+static Variable *predict(Variable *x)
+{
+    Variable *y = layer_call(l1, x);            // (N, 10)
+    y = F_sigmoid(y);
+    return layer_call(l2, y);                   // (N, 1)
+}
+
+/* p.data -= lr * p.grad.data, on the arrays: computed in float64 (the
+ * gradient's dtype) and stored back into p's float32 array, as NumPy's
+ * -= does. */
+static void update(Parameter *p, double lr)
+{
+    NdArray *rate = nd_scalar(lr);
+    NdArray *step = nd_mul(rate, p->variable.grad->data);
+    nd_isub(p->variable.data, step);
+    nd_release(step);
+    nd_release(rate);
+}
+
+/* Writes the points and the network's curve over t = 0, 0.01, ...,
+ * 0.99, and has gnuplot draw them. */
+static bool plot(const Variable *x, const Variable *y)
+{
+    NdArray *range = nd_arange(0, 1, .01, ND_FLOAT64);      // (100,)
+    NdArray *t = nd_reshape(range, ND_SHAPE(-1, 1));        // (100, 1)
+    Variable *y_pred = predict(variable(t));
+    const char *names[] = {"x", "y"};
+    const NdArray *points[] = {x->data, y->data};
+    const NdArray *curve[] = {t, y_pred->data};
+    bool drawn = write_csv("data.csv", 2, names, points) &&
+                 write_csv("fit.csv", 2, names, curve) &&
+                 plot_fit("data.csv", "fit.csv", "fit.svg", "x", "y");
+    nd_release(range);
+    return drawn;
+}
+
+int main(void)
+{
+    Pool *pool = pool_new();
+    nd_random_seed(0);
+    NdArray *x_data = nd_random_rand(ND_SHAPE(100, 1));     // (100, 1)
+    NdArray *noise = nd_random_rand(ND_SHAPE(100, 1));
+    Variable *y = variable(toy_targets(x_data, noise));     // (100, 1)
+    Variable *x = variable(x_data);
+    nd_release(noise);
+
+    l1 = L_linear(10);
+    l2 = L_linear(1);
+
+    double lr = 0.2;
+    int iters = 10000;
+    for (int i = 0; i < iters; i++) {
+        Pool *iteration = pool_new();
+        Variable *y_pred = predict(x);
+        Variable *loss = F_mean_squared_error(y, y_pred);
+
+        layer_cleargrads(l1);
+        layer_cleargrads(l2);
+        backward(loss);
+
+        Layer *layers[] = {l1, l2};
+        for (int k = 0; k < 2; k++) {
+            ParamIter it = layer_params(layers[k]);
+            for (Parameter *p; (p = param_next(&it));)
+                update(p, lr);
+        }
+        if (i % 1000 == 0)
+            variable_print(loss);
+        pool_drain(iteration);
+    }
+
+    bool drawn = plot(x, y);
+    pool_drain(pool);
+    return drawn ? EXIT_SUCCESS : EXIT_FAILURE;
+}
