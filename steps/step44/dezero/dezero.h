@@ -299,6 +299,9 @@ static inline Variable *variable_none(void *null)
     int: variable_of_long,                                               \
     long: variable_of_long)(x)
 
+/* Whether x is a Variable, by its static type (x is not evaluated). */
+#define is_variable(x) _Generic((x), Variable *: true, default: false)
+
 /* ---- the functions: a constructor for each class (Python: Square()),
  * a function on Variables, and a macro that takes a Variable, an array
  * or a number for each operand */
@@ -312,13 +315,29 @@ Variable *F_exp(Variable *x);                   /* e^x */
 
 Function *add_function(void);
 Variable *add_variables(Variable *x0, Variable *x1);
+/* a + b as Python's graph has it: when a is not a Variable, Python
+ * calls b.__radd__(a), which is add(b, a), so b is the first input. */
+static inline Variable *add_operands(Variable *a, Variable *b,
+                                     bool a_is_variable)
+{
+    return a_is_variable ? add_variables(a, b) : add_variables(b, a);
+}
 /* y = a + b (Python: a + b, through __add__ and __radd__). */
-#define F_add(a, b) add_variables(as_variable(a), as_variable(b))
+#define F_add(a, b) \
+    add_operands(as_variable(a), as_variable(b), is_variable(a))
 
 Function *mul_function(void);
 Variable *mul_variables(Variable *x0, Variable *x1);
+/* a * b as Python's graph has it: when a is not a Variable, Python
+ * calls b.__rmul__(a), which is mul(b, a), so b is the first input. */
+static inline Variable *mul_operands(Variable *a, Variable *b,
+                                     bool a_is_variable)
+{
+    return a_is_variable ? mul_variables(a, b) : mul_variables(b, a);
+}
 /* y = a * b (Python: a * b, through __mul__ and __rmul__). */
-#define F_mul(a, b) mul_variables(as_variable(a), as_variable(b))
+#define F_mul(a, b) \
+    mul_operands(as_variable(a), as_variable(b), is_variable(a))
 
 Function *neg_function(void);
 Variable *neg_variable(Variable *x);
