@@ -313,16 +313,17 @@ static void check_dot(const char *what, const char *got,
     free(w);
 }
 
-/* Graphviz's picture of the reference DOT text in format (png, svg),
- * which Python's plot_dot_graph would have written, byte for byte. */
-static void check_drawing(const char *what, const char *path,
-                          const char *reference_path, const char *format)
+/* Has Graphviz draw the reference DOT text in format (png, svg) into
+ * the temporary file drawn (a mkstemp template, filled in). Returns false,
+ * with the problem reported, when it cannot. */
+static bool draw_reference(const char *what, const char *reference_path,
+                           const char *format, char *drawn)
 {
-    char drawn[] = "/tmp/golden_test_png.XXXXXX", command[PATH_MAX * 3];
+    char command[PATH_MAX * 3];
     int fd = mkstemp(drawn);
     if (fd < 0) {
         problem("cannot make a temporary file: %s", strerror(errno));
-        return;
+        return false;
     }
     close(fd);
     snprintf(command, sizeof command, "dot -T%s '%s' -o '%s' 2>&1",
@@ -331,8 +332,19 @@ static void check_drawing(const char *what, const char *path,
         problem("%s: dot could not draw %s (is Graphviz installed?)", what,
                 reference_path);
         unlink(drawn);
-        return;
+        return false;
     }
+    return true;
+}
+
+/* Graphviz's PNG of the reference DOT text, which Python's
+ * plot_dot_graph would have written, byte for byte. */
+static void check_png(const char *what, const char *path,
+                      const char *reference_path)
+{
+    char drawn[] = "/tmp/golden_test_png.XXXXXX";
+    if (!draw_reference(what, reference_path, "png", drawn))
+        return;
     size_t got_size, want_size;
     FILE *g = fopen(path, "rb"), *w = fopen(drawn, "rb");
     bool same = g && w;
@@ -494,21 +506,9 @@ static int file_rows(int step, FileRow rows[], int max)
 static void check_svg_drawing(const char *what, const char *path,
                               const char *reference_path)
 {
-    char drawn[] = "/tmp/golden_test_svg.XXXXXX", command[PATH_MAX * 3];
-    int fd = mkstemp(drawn);
-    if (fd < 0) {
-        problem("cannot make a temporary file: %s", strerror(errno));
+    char drawn[] = "/tmp/golden_test_svg.XXXXXX";
+    if (!draw_reference(what, reference_path, "svg", drawn))
         return;
-    }
-    close(fd);
-    snprintf(command, sizeof command, "dot -Tsvg '%s' -o '%s' 2>&1",
-             reference_path, drawn);
-    if (system(command) != 0) {
-        problem("%s: dot could not draw %s (is Graphviz installed?)", what,
-                reference_path);
-        unlink(drawn);
-        return;
-    }
     char *got = read_file(path, NULL), *want = read_file(drawn, NULL);
     unlink(drawn);
     if (!got || !want)
@@ -529,7 +529,7 @@ static void check_file(int step, const char *path, const FileRow *row)
     snprintf(reference, sizeof reference, "tests/golden/files/%s",
              row->reference);
     if (strcmp(row->check, "png") == 0) {
-        check_drawing(what, path, reference, "png");
+        check_png(what, path, reference);
         return;
     }
     if (strcmp(row->check, "dot-svg") == 0) {
