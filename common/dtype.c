@@ -3,6 +3,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "nd_convert.h"
 #include "nd_internal.h"
 
 static const struct {
@@ -161,8 +162,8 @@ void nd_store(void *data, NdDtype dtype, int64_t i, double value)
 {
     switch (dtype) {
     case ND_BOOL: ((bool *)data)[i] = value != 0; break;
-    case ND_UINT8: ((uint8_t *)data)[i] = (uint8_t)(int64_t)value; break;
-    case ND_INT64: ((int64_t *)data)[i] = (int64_t)value; break;
+    case ND_UINT8: ((uint8_t *)data)[i] = nd_float_to_uint8(value); break;
+    case ND_INT64: ((int64_t *)data)[i] = nd_float_to_int64(value); break;
     case ND_FLOAT32: ((float *)data)[i] = (float)value; break;
     case ND_FLOAT64: ((double *)data)[i] = value; break;
     case ND_COMPLEX64: ((float complex *)data)[i] = (float)value; break;

@@ -22,10 +22,38 @@ static char reason[320] = "GPU library not built";
 
 /* ------------------------------------------------------------ loading */
 
-/* The library to open: $ND_GPU_LIBRARY, else the one the build made.
- * NULL (with the reason set) when that file is not there. */
+/* Where the build puts the library, relative to the checkout. */
+#define LIBRARY_IN_CHECKOUT "common/build/cuda/libnd_cuda.so"
+
+/* The library of the checkout the program sits in: LIBRARY_IN_CHECKOUT
+ * under the nearest folder above the program that has one (a step is
+ * two folders down, a test a few more). So a checkout that was moved
+ * or copied keeps its GPU. False when there is none. */
+static bool library_near_program(char *path, size_t size)
+{
+    char dir[4096];
+    ssize_t n = readlink("/proc/self/exe", dir, sizeof dir - 1);
+    if (n <= 0)
+        return false;
+    dir[n] = '\0';
+    for (int up = 0; up < 6; up++) {
+        char *slash = strrchr(dir, '/');
+        if (!slash || slash == dir)
+            return false;
+        *slash = '\0';
+        if (snprintf(path, size, "%s/%s", dir, LIBRARY_IN_CHECKOUT) <
+                (int)size && access(path, R_OK) == 0)
+            return true;
+    }
+    return false;
+}
+
+/* The library to open: $ND_GPU_LIBRARY, else the one in the program's
+ * checkout, else the one the build made (by its absolute path). NULL
+ * (with the reason set) when none of them is there. */
 static const char *library_path(void)
 {
+    static char near[4096];
     const char *path = getenv("ND_GPU_LIBRARY");
     if (path && *path) {
         if (access(path, R_OK) == 0)
@@ -34,6 +62,8 @@ static const char *library_path(void)
                  "(ND_GPU_LIBRARY)", path);
         return NULL;
     }
+    if (library_near_program(near, sizeof near))
+        return near;
     if (access(ND_GPU_LIBRARY_PATH, R_OK) == 0)
         return ND_GPU_LIBRARY_PATH;
     snprintf(reason, sizeof reason, "GPU library not built (no %s; "
@@ -77,7 +107,7 @@ static void load(void)
     *(void **)&entry = dlsym(library, ND_GPU_BACKEND_SYMBOL);
     const NdGpuBackend *table = entry ? entry() : NULL;
     if (!table) {
-        snprintf(reason, sizeof reason, "%s has no %s", path,
+        snprintf(reason, sizeof reason, "%.200s has no %s", path,
                  ND_GPU_BACKEND_SYMBOL);
         return;
     }

@@ -116,7 +116,9 @@ NdArray *nd_linspace(double start, double stop, int64_t num);
 NdArray *nd_eye(int64_t n, NdDtype dtype);
 NdArray *nd_copy(const NdArray *a);
 /* a.astype(dtype): always a new array, values converted as C casts do
- * (float to int truncates; complex to real drops the imaginary part). */
+ * (float to int truncates; complex to real drops the imaginary part),
+ * and as NumPy does where C does not say: a NaN, an infinity or a float
+ * out of int64's range becomes INT64_MIN (nd_convert.h). */
 NdArray *nd_astype(const NdArray *a, NdDtype dtype);
 
 /* ------------------------------------------------------------ lifetime */

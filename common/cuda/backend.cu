@@ -3,6 +3,8 @@
  * and init(), which looks for a driver and a device. */
 #include <cstdarg>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 
 #include "gpu.cuh"
 
@@ -34,9 +36,24 @@ int check(cudaError_t err, const char *what)
                 cudaGetErrorName(err));
 }
 
+/* Whether CUDA_LAUNCH_BLOCKING=1 is set (the GPU tests set it): then
+ * every launch waits for its kernel, so that a kernel that faults is
+ * reported against itself rather than against the next copy. */
+static bool launches_block()
+{
+    static const bool on = [] {
+        const char *value = getenv("CUDA_LAUNCH_BLOCKING");
+        return value && strcmp(value, "1") == 0;
+    }();
+    return on;
+}
+
 int check_launch(const char *kernel)
 {
-    return check(cudaGetLastError(), kernel);
+    cudaError_t err = cudaGetLastError();
+    if (err == cudaSuccess && launches_block())
+        err = cudaDeviceSynchronize();
+    return check(err, kernel);
 }
 
 /* ------------------------------------------------------------ init */

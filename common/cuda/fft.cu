@@ -50,6 +50,23 @@ static std::vector<std::pair<Layout, cufftHandle>> &cache()
     return *plans;
 }
 
+/* A new plan for l in *plan; on failure nothing is left allocated. */
+static cufftResult make_plan(const Layout &l, cufftHandle *plan)
+{
+    cufftResult result = cufftCreate(plan);
+    if (result != CUFFT_SUCCESS)
+        return result;
+    size_t work = 0;
+    result = cufftMakePlanMany64(*plan, l.rank, (long long *)l.n,
+                                 (long long *)l.in_embed, l.in_stride,
+                                 l.in_dist, (long long *)l.out_embed,
+                                 l.out_stride, l.out_dist, l.type, l.batch,
+                                 &work);
+    if (result != CUFFT_SUCCESS)
+        cufftDestroy(*plan);
+    return result;
+}
+
 static int plan_for(const Layout &l, cufftHandle *plan)
 {
     auto &plans = cache();
@@ -66,18 +83,13 @@ static int plan_for(const Layout &l, cufftHandle *plan)
         cufftDestroy(plans.front().second);
         plans.erase(plans.begin());
     }
-    int status = check_fft(cufftCreate(plan), "cufftCreate");
-    size_t work = 0;
-    if (status == 0)
-        status = check_fft(
-            cufftMakePlanMany64(*plan, l.rank, (long long *)l.n,
-                                (long long *)l.in_embed, l.in_stride,
-                                l.in_dist, (long long *)l.out_embed,
-                                l.out_stride, l.out_dist, l.type, l.batch,
-                                &work),
-            "cufftMakePlanMany64");
-    if (status != 0)
-        return status;
+    /* The plan's work area comes from the driver, not from the pool: when
+     * it does not fit, give the pool's cached blocks back and try again. */
+    cufftResult result = make_plan(l, plan);
+    if (result == CUFFT_ALLOC_FAILED && pool_trim() == 0)
+        result = make_plan(l, plan);
+    if (result != CUFFT_SUCCESS)
+        return check_fft(result, "cufftMakePlanMany64");
     plans.push_back({l, *plan});
     return 0;
 }
@@ -222,6 +234,21 @@ static int real_fft(NdArray *out, const NdArray *in)
     return status;
 }
 
+/* The imaginary parts of each row's zero-frequency bin and, for an
+ * even length n, of its Nyquist bin (the last of the half) set to zero.
+ * A real signal's spectrum has them zero; NumPy and FFTW ignore them,
+ * cuFFT's C2R transform does not promise to (CuPy zeroes them too). */
+__global__ void zero_imag_of_real_bins(c128 *x, int64_t rows, int64_t half,
+                                       bool nyquist)
+{
+    ND_GPU_FOR(r, rows) {
+        c128 *row = x + r * half;
+        row[0] = c128(row[0].real(), 0.0);
+        if (nyquist)
+            row[half - 1] = c128(row[half - 1].real(), 0.0);
+    }
+}
+
 /* irfftn as NumPy computes it: inverse complex transforms over every
  * axis but the last, then the inverse real one along the last, whose
  * input is cut or zero-padded to n/2 + 1 entries. */
@@ -259,6 +286,11 @@ static int real_ifft(NdArray *out, const NdArray *in)
                               sizeof(c128));
     if (status == 0)
         status = c2c_leading(work, dims, ndim, last, CUFFT_INVERSE);
+    if (status == 0 && size > 0) {
+        zero_imag_of_real_bins<<<blocks_for(size / half), kThreads>>>(
+            work, size / half, half, out->shape[last] % 2 == 0);
+        status = check_launch("zero_imag_of_real_bins");
+    }
     if (status == 0)
         status = transform(CUFFT_Z2D, CUFFT_INVERSE, out->data,
                            sizeof(double), work, sizeof(c128), out->shape,

@@ -10,6 +10,7 @@
 #include <cuda/std/complex>
 #include <cuda_runtime.h>
 
+#include "nd_convert.h"
 #include "nd_gpu.h"
 
 /* Only nd_gpu_backend leaves the library; everything else is hidden. */
@@ -149,8 +150,9 @@ template <> struct RealOf<c64> { using type = float; };
 template <> struct RealOf<c128> { using type = double; };
 
 /* A value converted as the CPU half's nd_store/nd_cast_buffer do: to
- * bool by "!= 0", floats to integers by truncation through int64,
- * complex to real by dropping the imaginary part. */
+ * bool by "!= 0", floats to integers as nd_convert.h does (NumPy's
+ * results, not a saturated cast), complex to real by dropping the
+ * imaginary part. */
 template <class To, class From>
 __host__ __device__ inline To convert(From x)
 {
@@ -167,7 +169,9 @@ __host__ __device__ inline To convert(From x)
     } else if constexpr (is_bool<To>) {
         return x != 0;
     } else if constexpr (std::is_same<To, uint8_t>::value && is_float<From>) {
-        return (uint8_t)(int64_t)x;
+        return nd_float_to_uint8((double)x);
+    } else if constexpr (std::is_same<To, int64_t>::value && is_float<From>) {
+        return nd_float_to_int64((double)x);
     } else {
         return (To)x;
     }

@@ -15,18 +15,34 @@ static int check_blas(cublasStatus_t status, const char *what)
     return fail("%s: %s", what, cublasGetStatusString(status));
 }
 
+/* Runs call(), a cuBLAS call; when cuBLAS could not allocate its
+ * workspace (it asks the driver, not our pool), gives the pool's cached
+ * blocks back to the driver and runs it once more. */
+template <class Call> static cublasStatus_t retried(Call call)
+{
+    cublasStatus_t status = call();
+    if (status == CUBLAS_STATUS_ALLOC_FAILED && pool_trim() == 0)
+        status = call();
+    return status;
+}
+
 /* One handle for the process, made on first use (it costs a few ms). */
 static cublasHandle_t handle(int *status)
 {
     static cublasHandle_t h = nullptr;
     if (!h)
-        *status = check_blas(cublasCreate(&h), "cublasCreate");
+        *status = check_blas(retried([&] { return cublasCreate(&h); }),
+                             "cublasCreate");
     return h;
 }
 
 /* ------------------------------------------------------------ int64 */
 
 constexpr int kTile = 16;
+
+/* Row tiles per launch along grid.y, which holds at most 65,535 blocks:
+ * taller products loop over their tiles (more than a million rows). */
+constexpr int64_t kMaxRowTiles = 65535;
 
 /* c (m, n) = op(a) op(b) with op(a) (m, k) and op(b) (k, n); element
  * (i, l) of op(a) is a[i * lda + l], or a[l * lda + i] when transposed.
@@ -36,27 +52,39 @@ __global__ void gemm_i64(int64_t *c, const int64_t *a, bool ta, int64_t lda,
                          int64_t n, int64_t k)
 {
     __shared__ int64_t as[kTile][kTile], bs[kTile][kTile];
-    int64_t row = (int64_t)blockIdx.y * kTile + threadIdx.y;
     int64_t col = (int64_t)blockIdx.x * kTile + threadIdx.x;
-    uint64_t sum = 0;
-    for (int64_t t = 0; t < k; t += kTile) {
-        int64_t la = t + threadIdx.x, lb = t + threadIdx.y;
-        as[threadIdx.y][threadIdx.x] =
-            row < m && la < k ? (ta ? a[la * lda + row] : a[row * lda + la])
-                              : 0;
-        bs[threadIdx.y][threadIdx.x] =
-            lb < k && col < n ? (tb ? b[col * ldb + lb] : b[lb * ldb + col])
-                              : 0;
-        __syncthreads();
-        for (int l = 0; l < kTile; l++)
-            sum += (uint64_t)as[threadIdx.y][l] * (uint64_t)bs[l][threadIdx.x];
-        __syncthreads();
+    int64_t row_tiles = (m + kTile - 1) / kTile;
+    for (int64_t tile = blockIdx.y; tile < row_tiles; tile += gridDim.y) {
+        int64_t row = tile * kTile + threadIdx.y;
+        uint64_t sum = 0;
+        for (int64_t t = 0; t < k; t += kTile) {
+            int64_t la = t + threadIdx.x, lb = t + threadIdx.y;
+            as[threadIdx.y][threadIdx.x] =
+                row < m && la < k
+                    ? (ta ? a[la * lda + row] : a[row * lda + la])
+                    : 0;
+            bs[threadIdx.y][threadIdx.x] =
+                lb < k && col < n
+                    ? (tb ? b[col * ldb + lb] : b[lb * ldb + col])
+                    : 0;
+            __syncthreads();
+            for (int l = 0; l < kTile; l++)
+                sum += (uint64_t)as[threadIdx.y][l] *
+                       (uint64_t)bs[l][threadIdx.x];
+            __syncthreads();
+        }
+        if (row < m && col < n)
+            c[row * n + col] = (int64_t)sum;
     }
-    if (row < m && col < n)
-        c[row * n + col] = (int64_t)sum;
 }
 
 /* ------------------------------------------------------------ entry */
+
+static bool by_cublas(NdDtype dtype)
+{
+    return dtype == ND_FLOAT32 || dtype == ND_FLOAT64 ||
+           dtype == ND_COMPLEX64 || dtype == ND_COMPLEX128;
+}
 
 int gemm(NdArray *c, const NdArray *a, bool trans_a, const NdArray *b,
          bool trans_b)
@@ -70,14 +98,19 @@ int gemm(NdArray *c, const NdArray *a, bool trans_a, const NdArray *b,
         return fill(c, 0.0);
     if (c->dtype == ND_INT64) {
         dim3 threads(kTile, kTile);
+        int64_t row_tiles = (m + kTile - 1) / kTile;
         dim3 blocks((unsigned)((n + kTile - 1) / kTile),
-                    (unsigned)((m + kTile - 1) / kTile));
+                    (unsigned)(row_tiles < kMaxRowTiles ? row_tiles
+                                                        : kMaxRowTiles));
         gemm_i64<<<blocks, threads>>>((int64_t *)c->data,
                                       (const int64_t *)a->data, trans_a, lda,
                                       (const int64_t *)b->data, trans_b, ldb,
                                       m, n, k);
         return check_launch("gemm_i64");
     }
+    if (!by_cublas(c->dtype))
+        return fail("gemm: not supported for the dtype %s",
+                    dtype_name(c->dtype));
     int status = 0;
     cublasHandle_t h = handle(&status);
     if (status != 0)
@@ -86,41 +119,39 @@ int gemm(NdArray *c, const NdArray *a, bool trans_a, const NdArray *b,
     cublasOperation_t op_b = trans_b ? CUBLAS_OP_T : CUBLAS_OP_N;
     cublasOperation_t op_a = trans_a ? CUBLAS_OP_T : CUBLAS_OP_N;
     int cn = (int)n, cm = (int)m, ck = (int)k, ca = (int)lda, cb = (int)ldb;
-    switch (c->dtype) {
-    case ND_FLOAT32: {
-        const float one = 1, zero = 0;
-        return check_blas(cublasSgemm(h, op_b, op_a, cn, cm, ck, &one,
-                                      (const float *)b->data, cb,
-                                      (const float *)a->data, ca, &zero,
-                                      (float *)c->data, cn), "cublasSgemm");
-    }
-    case ND_FLOAT64: {
-        const double one = 1, zero = 0;
-        return check_blas(cublasDgemm(h, op_b, op_a, cn, cm, ck, &one,
-                                      (const double *)b->data, cb,
-                                      (const double *)a->data, ca, &zero,
-                                      (double *)c->data, cn), "cublasDgemm");
-    }
-    case ND_COMPLEX64: {
-        const cuComplex one = {1, 0}, zero = {0, 0};
-        return check_blas(cublasCgemm(h, op_b, op_a, cn, cm, ck, &one,
-                                      (const cuComplex *)b->data, cb,
-                                      (const cuComplex *)a->data, ca, &zero,
-                                      (cuComplex *)c->data, cn),
-                          "cublasCgemm");
-    }
-    case ND_COMPLEX128: {
-        const cuDoubleComplex one = {1, 0}, zero = {0, 0};
-        return check_blas(cublasZgemm(h, op_b, op_a, cn, cm, ck, &one,
-                                      (const cuDoubleComplex *)b->data, cb,
-                                      (const cuDoubleComplex *)a->data, ca,
-                                      &zero, (cuDoubleComplex *)c->data, cn),
-                          "cublasZgemm");
-    }
-    default:
-        return fail("gemm: not supported for the dtype %s",
-                    dtype_name(c->dtype));
-    }
+    const void *B = b->data, *A = a->data;
+    void *C = c->data;
+    auto call = [&]() -> cublasStatus_t {
+        switch (c->dtype) {
+        case ND_FLOAT32: {
+            const float one = 1, zero = 0;
+            return cublasSgemm(h, op_b, op_a, cn, cm, ck, &one,
+                               (const float *)B, cb, (const float *)A, ca,
+                               &zero, (float *)C, cn);
+        }
+        case ND_FLOAT64: {
+            const double one = 1, zero = 0;
+            return cublasDgemm(h, op_b, op_a, cn, cm, ck, &one,
+                               (const double *)B, cb, (const double *)A, ca,
+                               &zero, (double *)C, cn);
+        }
+        case ND_COMPLEX64: {
+            const cuComplex one = {1, 0}, zero = {0, 0};
+            return cublasCgemm(h, op_b, op_a, cn, cm, ck, &one,
+                               (const cuComplex *)B, cb,
+                               (const cuComplex *)A, ca, &zero,
+                               (cuComplex *)C, cn);
+        }
+        default: {
+            const cuDoubleComplex one = {1, 0}, zero = {0, 0};
+            return cublasZgemm(h, op_b, op_a, cn, cm, ck, &one,
+                               (const cuDoubleComplex *)B, cb,
+                               (const cuDoubleComplex *)A, ca, &zero,
+                               (cuDoubleComplex *)C, cn);
+        }
+        }
+    };
+    return check_blas(retried(call), "cublas gemm");
 }
 
 } // namespace ndg

@@ -2,7 +2,8 @@
  * axes are merged as NumPy's iterator merges them (size-1 axes dropped,
  * neighbours both reduced or both kept joined), then each result is
  * folded by one thread, or, for long reductions, by many blocks whose
- * partial results a second kernel folds. */
+ * partial results a second kernel folds (blocks of neighbouring results
+ * when the innermost axis is kept, so that a warp's reads coalesce). */
 #include <cuda/std/limits>
 
 #include "gpu.cuh"
@@ -216,6 +217,41 @@ __global__ void reduce_blocks(typename Op::Acc *partial, const T *in,
     }
 }
 
+/* Reductions that keep the innermost axis, where neighbouring results
+ * sit in neighbouring elements (a column sum): a block of kColumns x
+ * kRowGroups threads takes kColumns neighbouring results, each thread
+ * folding every kRowGroups-th reduced position of its chunk, so a warp
+ * reads a row of kColumns elements at once; the row groups are folded
+ * in shared memory into partial[o * split + chunk], chunk = blockIdx.y. */
+constexpr int kColumns = 32, kRowGroups = kThreads / kColumns;
+
+template <class Op, class T>
+__global__ void reduce_columns(typename Op::Acc *partial, const T *in,
+                               Plan p, int64_t split)
+{
+    using Acc = typename Op::Acc;
+    __shared__ alignas(16) unsigned char bytes[kThreads * sizeof(Acc)];
+    Acc *tree = reinterpret_cast<Acc *>(bytes);
+    int64_t o = (int64_t)blockIdx.x * kColumns + threadIdx.x;
+    int64_t chunk = (p.nreduced + split - 1) / split;
+    int64_t first = blockIdx.y * chunk;
+    int64_t end = first + chunk < p.nreduced ? first + chunk : p.nreduced;
+    Acc acc = Op::identity();
+    if (o < p.nout) {
+        const T *base = in + walk_offset(o, p.kept);
+        for (int64_t r = first + threadIdx.y; r < end; r += kRowGroups)
+            acc = Op::combine(acc, Op::load(base[reduced_offset(r, p.reduced)],
+                                            r));
+    }
+    tree[threadIdx.y * kColumns + threadIdx.x] = acc;
+    __syncthreads();
+    if (threadIdx.y == 0 && o < p.nout) {
+        for (int g = 1; g < kRowGroups; g++)
+            acc = Op::combine(acc, tree[g * kColumns + threadIdx.x]);
+        partial[o * split + blockIdx.y] = acc;
+    }
+}
+
 template <class Op>
 __global__ void finish_partials(typename Op::Out *out,
                                 const typename Op::Acc *partial,
@@ -229,36 +265,62 @@ __global__ void finish_partials(typename Op::Out *out,
     }
 }
 
-/* Short reductions, and long ones over outer axes where neighbouring
- * threads read neighbouring elements, go one thread per result; the
- * rest split each result over blocks, about 1024 blocks in all. */
+/* Folds the partial results, (nout, split) of them, into out. */
+template <class Op>
+static int finish(typename Op::Out *out, typename Op::Acc *partial,
+                  const Plan &p, int64_t split, int64_t count)
+{
+    finish_partials<Op><<<blocks_for(p.nout), kThreads>>>(
+        out, partial, p.nout, split, count);
+    return check_launch("finish_partials");
+}
+
+/* Short reductions go one thread per result. Those that keep the
+ * innermost axis go kColumns results per block, their reduced positions
+ * split in chunks over about 1024 blocks in all; the rest split each
+ * result over blocks, about 1024 blocks in all too. */
 template <class Op, class T>
 static int run(typename Op::Out *out, const T *in, const Plan &p,
                int64_t count)
 {
     if (p.nout == 0)
         return 0;
-    if (p.nreduced <= 32 || (p.last_kept && p.nout >= 1024)) {
+    if (p.nreduced <= 32) {
         reduce_threads<Op, T><<<blocks_for(p.nout), kThreads>>>(out, in, p,
                                                                 count);
         return check_launch("reduce_threads");
     }
-    int64_t split = 1024 / p.nout, most = p.nreduced / 4096;
-    split = split < most ? split : most;
-    split = split < 1 ? 1 : split;
     using Acc = typename Op::Acc;
+    int64_t column_blocks = (p.nout + kColumns - 1) / kColumns;
+    int64_t split;
+    if (p.last_kept) {
+        split = 1024 / column_blocks;
+        int64_t most = p.nreduced / (4 * kRowGroups);
+        split = split < most ? split : most;
+        split = split < 65535 ? split : 65535;      /* grid.y's limit */
+    } else {
+        split = 1024 / p.nout;
+        int64_t most = p.nreduced / 4096;
+        split = split < most ? split : most;
+    }
+    split = split < 1 ? 1 : split;
     Acc *partial = (Acc *)pool_alloc((size_t)(p.nout * split) * sizeof(Acc));
     if (!partial)
         return -1;
-    int64_t blocks = p.nout * split < 65536 ? p.nout * split : 65536;
-    reduce_blocks<Op, T><<<(unsigned)blocks, kThreads>>>(partial, in, p,
-                                                         split);
-    int status = check_launch("reduce_blocks");
-    if (status == 0) {
-        finish_partials<Op><<<blocks_for(p.nout), kThreads>>>(
-            out, partial, p.nout, split, count);
-        status = check_launch("finish_partials");
+    int status;
+    if (p.last_kept) {
+        dim3 threads(kColumns, kRowGroups);
+        dim3 blocks((unsigned)column_blocks, (unsigned)split);
+        reduce_columns<Op, T><<<blocks, threads>>>(partial, in, p, split);
+        status = check_launch("reduce_columns");
+    } else {
+        int64_t blocks = p.nout * split < 65536 ? p.nout * split : 65536;
+        reduce_blocks<Op, T><<<(unsigned)blocks, kThreads>>>(partial, in,
+                                                             p, split);
+        status = check_launch("reduce_blocks");
     }
+    if (status == 0)
+        status = finish<Op>(out, partial, p, split, count);
     pool_free(partial);         /* reused only by later kernels */
     return status;
 }

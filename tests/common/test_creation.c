@@ -355,6 +355,29 @@ static void test_astype_float_to_int_truncates(void **state)
     nd_release(u);
 }
 
+/* Floats that no int64 holds: C leaves their conversion undefined,
+ * NumPy 1.24 on x86-64 gives INT64_MIN, and astype(uint8) the low byte
+ * of that int64 (the values below are NumPy's). */
+static void test_astype_float_out_of_range(void **state)
+{
+    (void)state;
+    NdArray *x = nd_from_buffer(ND_FLOAT64, ND_SHAPE(10), (double[]){
+        NAN, INFINITY, -INFINITY, 1e19, -1e19, 9.2e18, 3.7, -3.7, 300.0,
+        -1.0});
+    static const int64_t want_i64[10] = {
+        INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN, INT64_MIN,
+        9200000000000000000, 3, -3, 300, -1};
+    static const uint8_t want_u8[10] = {0, 0, 0, 0, 0, 0, 3, 253, 44, 255};
+    NdArray *i = nd_astype(x, ND_INT64), *u = nd_astype(x, ND_UINT8);
+    for (int k = 0; k < 10; k++) {
+        assert_true(ND_DATA(i, int64_t)[k] == want_i64[k]);
+        assert_int_equal(ND_DATA(u, uint8_t)[k], want_u8[k]);
+    }
+    nd_release(x);
+    nd_release(i);
+    nd_release(u);
+}
+
 static void test_astype_complex_real(void **state)
 {
     (void)state;
@@ -493,6 +516,7 @@ int main(void)
         cmocka_unit_test(test_copy_is_independent),
         cmocka_unit_test(test_retain_release),
         cmocka_unit_test(test_astype_float_to_int_truncates),
+        cmocka_unit_test(test_astype_float_out_of_range),
         cmocka_unit_test(test_astype_complex_real),
         cmocka_unit_test(test_astype_uint8_and_bool),
         cmocka_unit_test(test_astype_rounds_once),

@@ -9,6 +9,7 @@
  * them alone and fails without a GPU. */
 #include <complex.h>
 #include <math.h>
+#include <unistd.h>
 
 #include "nd_gpu.h"
 #include "nd_test.h"
@@ -348,6 +349,35 @@ static void test_status_says_why(void **state)
         print_message("GPU support is off: %s\n", status);
 }
 
+/* A copy of this program in a checkout that holds a GPU library (here
+ * an empty file, which cannot load) opens that one, not the one the
+ * build recorded: the status names the copy's library. */
+static void test_library_found_near_a_moved_program(void **state)
+{
+    (void)state;
+    char root[] = "/tmp/nd-moved-XXXXXX", command[512], status[512];
+    assert_non_null(mkdtemp(root));
+    snprintf(command, sizeof command,
+             "mkdir -p %s/common/build/cuda %s/steps/step52 && "
+             ": > %s/common/build/cuda/libnd_cuda.so && "
+             "cp /proc/%d/exe %s/steps/step52/step52", root, root, root,
+             (int)getpid(), root);
+    assert_int_equal(system(command), 0);
+    snprintf(command, sizeof command,
+             "env -u ND_GPU_LIBRARY %s/steps/step52/step52 --gpu-status",
+             root);
+    FILE *out = popen(command, "r");
+    assert_non_null(out);
+    assert_non_null(fgets(status, sizeof status, out));
+    assert_int_equal(pclose(out), 0);
+    snprintf(command, sizeof command, "rm -rf %s", root);
+    assert_int_equal(system(command), 0);
+    char want[128];
+    snprintf(want, sizeof want, "%s/common/build/cuda/libnd_cuda.so", root);
+    if (!strstr(status, want))
+        fail_msg("status \"%s\" does not name %s", status, want);
+}
+
 /* What a program sees when the GPU is off: a refusal that says why. */
 static void test_off_refuses_to_move(void **state)
 {
@@ -477,6 +507,23 @@ static void test_astype(void **state)
                         nd_astype(db, all_dtypes[to]));
         }
         RELEASE(a, big, b, da, db);
+    }
+}
+
+/* Floats that no integer holds: a CUDA cast saturates them, NumPy (and
+ * the host) gives INT64_MIN and, for uint8, its low byte; the device
+ * must give NumPy's answer too. */
+static void test_astype_out_of_range(void **state)
+{
+    NdDevice device = device_of(state);
+    NdDtype floats[] = {ND_FLOAT64, ND_FLOAT32};
+    for (int f = 0; f < 2; f++) {
+        NdArray *x = nd_from_buffer(ND_FLOAT64, ND_SHAPE(9), (double[]){
+            NAN, INFINITY, -INFINITY, 1e19, -1e19, 3.7, -3.7, 300.0, -1.0});
+        NdArray *a = nd_astype(x, floats[f]), *da = on(device, a);
+        expect_same(device, nd_astype(a, ND_INT64), nd_astype(da, ND_INT64));
+        expect_same(device, nd_astype(a, ND_UINT8), nd_astype(da, ND_UINT8));
+        RELEASE(x, a, da);
     }
 }
 
@@ -769,6 +816,32 @@ static void test_reductions_with_nan(void **state)
 
 /* The first maximum (integer samples have many ties), or the first
  * NaN; long arrays split over blocks. */
+/* Column reductions of a tall array (results along the kept innermost
+ * axis, neighbours in memory), with more results than one block takes
+ * and reduced lengths that do not divide into the chunks evenly. */
+static void test_column_reductions(void **state)
+{
+    NdDevice device = device_of(state);
+    static const NdDtype dtypes[] = {ND_FLOAT64, ND_FLOAT32, ND_INT64};
+    static const ReduceFn ops[] = {nd_sum, nd_max, nd_mean};
+    for (size_t k = 0; k < 3; k++) {
+        NdArray *a = sample(dtypes[k], ND_SHAPE(4001, 1030));
+        the.naxes = 1;
+        the.axes = (const int[]){0};
+        the.keepdims = false;
+        for (size_t op = 0; op < 3; op++) {
+            if (ops[op] == nd_mean && dtypes[k] == ND_INT64)
+                continue;
+            the.reduce = ops[op];
+            EXPECT_BOTH(device, call_reduce,
+                        dtypes[k] == ND_FLOAT32 ? 1e-4 : 1e-11, a);
+        }
+        the.axis = 0;
+        EXPECT_BOTH(device, call_argmax, 0, a);
+        nd_release(a);
+    }
+}
+
 static void test_argmax(void **state)
 {
     NdDevice device = device_of(state);
@@ -893,6 +966,18 @@ static void test_matmul(void **state)
             RELEASE(a, b);
         }
     }
+}
+
+/* An integer product with more rows than one launch has row tiles for
+ * (65,535 tiles of 16 rows): the kernel must loop over the rest. */
+static void test_matmul_many_rows(void **state)
+{
+    NdDevice device = device_of(state);
+    NdArray *a = sample(ND_INT64, ND_SHAPE(1100000, 2));
+    NdArray *b = sample(ND_INT64, ND_SHAPE(2, 3));
+    the.binary = nd_matmul;
+    EXPECT_BOTH(device, call_binary, 0.0, a, b);
+    RELEASE(a, b);
 }
 
 /* op(a) @ op(b) for the four flag pairs: no copies on either device. */
@@ -1027,6 +1112,14 @@ static void test_fft(void **state)
                     EXPECT_BOTH(device, call_irfftn, 1e-11, f);
                 nd_release(f);
             }
+            int64_t m = a->ndim > 0 ? a->shape[a->ndim - 1] : 0;
+            if (dtypes[k] == ND_COMPLEX128 && m >= 2) {
+                /* A spectrum no real signal has: its zero-frequency and
+                 * Nyquist bins are not real. irfftn ignores their
+                 * imaginary parts, on either device. */
+                for (the.n = 2 * m - 2; the.n <= 2 * m - 1; the.n++)
+                    EXPECT_BOTH(device, call_irfftn, 1e-11, a);
+            }
             nd_release(a);
         }
     }
@@ -1130,20 +1223,38 @@ static const NdDevice on_cuda = ND_CUDA;
 
 #define ALL_BODIES(X) \
     X(transfer_round_trip), X(elements), X(filled_like), X(astype), \
-    X(in_place), X(add), X(sub), X(mul), X(div), X(pow), X(maximum), \
-    X(minimum), X(equal), X(not_equal), X(less), X(less_equal), \
-    X(greater), X(greater_equal), X(nan_and_infinity), X(neg), X(exp), \
-    X(log), X(sin), X(cos), X(tanh), X(sqrt), X(abs), X(where), X(clip), \
-    X(comparing_arrays), X(sum), X(mean), X(max), X(min), \
-    X(reductions_with_nan), X(argmax), X(reshape_and_views), \
-    X(transpose), X(broadcast_and_sum_to), X(concatenate_and_stack), \
-    X(matmul), X(matmul_t), X(getitem), X(add_at), X(fft), \
-    X(random), X(print)
+    X(astype_out_of_range), X(in_place), X(add), X(sub), X(mul), X(div), \
+    X(pow), X(maximum), X(minimum), X(equal), X(not_equal), X(less), \
+    X(less_equal), X(greater), X(greater_equal), X(nan_and_infinity), \
+    X(neg), X(exp), X(log), X(sin), X(cos), X(tanh), X(sqrt), X(abs), \
+    X(where), X(clip), X(comparing_arrays), X(sum), X(mean), X(max), X(min), \
+    X(reductions_with_nan), X(column_reductions), X(argmax), \
+    X(reshape_and_views), X(transpose), X(broadcast_and_sum_to), \
+    X(concatenate_and_stack), X(matmul), X(matmul_many_rows), X(matmul_t), \
+    X(getitem), X(add_at), X(fft), X(random), X(print)
+/* After each CUDA case: wait for the device, so that a kernel that
+ * faulted fails its own case (launches block too, see main). */
+static int synchronize_after(void **state)
+{
+    (void)state;
+    const NdGpuBackend *gpu = nd_gpu();
+    if (gpu && gpu->synchronize() != 0) {
+        print_error("the device failed: %s\n", gpu->last_error());
+        return -1;
+    }
+    return 0;
+}
 #define CUDA_ONLY(NAME) \
-    {"cuda/" #NAME, test_##NAME, NULL, NULL, (void *)&on_cuda}
+    {"cuda/" #NAME, test_##NAME, NULL, synchronize_after, (void *)&on_cuda}
 
 int main(int argc, char **argv)
 {
+    /* Every launch waits for its kernel: a fault names its operation. */
+    setenv("CUDA_LAUNCH_BLOCKING", "1", 0);
+    if (argc > 1 && strcmp(argv[1], "--gpu-status") == 0) {
+        printf("%s\n", nd_gpu_status());   /* for the moved-program case */
+        return 0;
+    }
     if (argc > 1 && strcmp(argv[1], "--gpu-only") == 0) {
         if (!nd_gpu_available()) {
             fprintf(stderr, "test-gpu: no GPU to test: %s\n",
@@ -1161,6 +1272,7 @@ int main(int argc, char **argv)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_says_why),
         cmocka_unit_test(test_off_refuses_to_move),
+        cmocka_unit_test(test_library_found_near_a_moved_program),
         cmocka_unit_test(test_index_offsets),
         ALL_BODIES(CUDA_ONLY),
         CUDA_ONLY(refusals),
