@@ -1,0 +1,188 @@
+// FIRST_STEP: 48
+/* test_decision_regions.c - step 48's plot_classes and
+ * plot_decision_regions (utils.c), the pictures of a classifier: with
+ * gnuplot an SVG holding a marker per point and a legend entry per
+ * class, under which plot_decision_regions puts the grid as an image,
+ * and a PNG;
+ * classes it has no marker for, or a grid that is not 2-D integers,
+ * stop with an error; an extension gnuplot is not asked to draw returns
+ * false with a message. */
+#include <unistd.h>
+
+#include "pool_fixture.h"
+
+static char scratch[64];
+static char points[96];
+
+/* A scratch folder holding points.csv: four points, of classes 0, 1, 2
+ * and 2. */
+static void scratch_open(void)
+{
+    snprintf(scratch, sizeof scratch, "/tmp/test_regions.XXXXXX");
+    assert_non_null(mkdtemp(scratch));
+    snprintf(points, sizeof points, "%s/points.csv", scratch);
+    NdArray *x0 = nd_from_buffer(ND_FLOAT64, ND_SHAPE(4),
+                                 (double[]){-0.5, 0.4, 0.2, -0.1});
+    NdArray *x1 = nd_from_buffer(ND_FLOAT64, ND_SHAPE(4),
+                                 (double[]){0.3, -0.3, 0.1, 0.0});
+    NdArray *t = nd_from_buffer(ND_INT64, ND_SHAPE(4),
+                                (int64_t[]){0, 1, 2, 2});
+    const char *names[] = {"x0", "x1", "t"};
+    assert_true(write_csv(points, 3, names,
+                          (const NdArray *[]){x0, x1, t}));
+    nd_release(t);
+    nd_release(x1);
+    nd_release(x0);
+}
+
+static void scratch_close(void)
+{
+    char command[128];
+    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
+    assert_int_equal(system(command), 0);
+}
+
+/* A 3 x 4 grid: class 0 left, 1 in the middle, 2 right. */
+static NdArray *grid(void)
+{
+    return nd_from_buffer(ND_INT64, ND_SHAPE(3, 4), (int64_t[]){
+        0, 1, 1, 2, 0, 1, 2, 2, 0, 0, 1, 2});
+}
+
+static char *read_text(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    char *text = calloc(1 << 20, 1);
+    assert_non_null(text);
+    size_t n = fread(text, 1, (1 << 20) - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    return text;
+}
+
+static int count(const char *text, const char *what)
+{
+    int n = 0;
+    for (const char *p = text; (p = strstr(p, what)); p++)
+        n++;
+    return n;
+}
+
+static void test_draws(void **state)
+{
+    (void)state;
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+        skip();
+    scratch_open();
+    char svg[96], png[96];
+    snprintf(svg, sizeof svg, "%s/regions.svg", scratch);
+    snprintf(png, sizeof png, "%s/regions.png", scratch);
+    NdArray *classes = grid();
+    assert_true(plot_decision_regions(classes, -0.6, -0.4, 0.3, points,
+                                      svg));
+    char *text = read_text(svg);
+    assert_int_equal(count(text, "<image "), 1);
+    assert_non_null(strstr(text, "data:image/png;base64,"));
+    /* a mark per point (pt 7, 2, 9 are gpPt6, gpPt1, gpPt8), and one
+     * per legend entry */
+    assert_int_equal(count(text, "xlink:href='#gpPt6'"), 1 + 1);
+    assert_int_equal(count(text, "xlink:href='#gpPt1'"), 1 + 1);
+    assert_int_equal(count(text, "xlink:href='#gpPt8'"), 2 + 1);
+    assert_non_null(strstr(text, "<text>class 0</text>"));
+    assert_non_null(strstr(text, "<text>class 1</text>"));
+    assert_non_null(strstr(text, "<text>class 2</text>"));
+    free(text);
+    assert_true(plot_decision_regions(classes, -0.6, -0.4, 0.3, points,
+                                      png));
+    char head[4] = {0};
+    FILE *f = fopen(png, "rb");
+    assert_non_null(f);
+    assert_int_equal(fread(head, 1, 4, f), 4);
+    fclose(f);
+    assert_memory_equal(head, "\x89PNG", 4);
+    nd_release(classes);
+    scratch_close();
+}
+
+/* The points alone: the same marks and legend, no image. */
+static void test_points_alone(void **state)
+{
+    (void)state;
+    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+        skip();
+    scratch_open();
+    char svg[96];
+    snprintf(svg, sizeof svg, "%s/points.svg", scratch);
+    assert_true(plot_classes(points, svg));
+    char *text = read_text(svg);
+    assert_int_equal(count(text, "<image "), 0);
+    assert_int_equal(count(text, "xlink:href='#gpPt6'"), 1 + 1);
+    assert_int_equal(count(text, "xlink:href='#gpPt1'"), 1 + 1);
+    assert_int_equal(count(text, "xlink:href='#gpPt8'"), 2 + 1);
+    assert_non_null(strstr(text, "<text>class 2</text>"));
+    free(text);
+    scratch_close();
+}
+
+static void test_bad_classes(void **state)
+{
+    (void)state;
+    NdArray *three = nd_full(ND_INT64, ND_SHAPE(2, 2), 3);
+    EXPECT_ND_ERROR(plot_decision_regions(three, 0, 0, 1, "p.csv",
+                                          "r.svg"),
+                    "class 3 at row 0, column 0; there are markers for "
+                    "classes 0, 1 and 2");
+    NdArray *flat = nd_zeros(ND_INT64, ND_SHAPE(4));
+    EXPECT_ND_ERROR(plot_decision_regions(flat, 0, 0, 1, "p.csv",
+                                          "r.svg"),
+                    "a 2-D integer array");
+    NdArray *floats = nd_zeros(ND_FLOAT64, ND_SHAPE(2, 2));
+    EXPECT_ND_ERROR(plot_decision_regions(floats, 0, 0, 1, "p.csv",
+                                          "r.svg"),
+                    "got 2 axes of float64");
+    nd_release(floats);
+    nd_release(flat);
+    nd_release(three);
+}
+
+/* An extension gnuplot is not asked to draw: false, a message naming
+ * the picture, and no file. */
+static void test_bad_extension(void **state)
+{
+    (void)state;
+    scratch_open();
+    char gif[96], log[96];
+    snprintf(gif, sizeof gif, "%s/regions.gif", scratch);
+    snprintf(log, sizeof log, "%s/stderr.txt", scratch);
+    NdArray *classes = grid();
+    fflush(stderr);
+    int saved = dup(2);
+    FILE *capture = fopen(log, "w+");
+    assert_non_null(capture);
+    dup2(fileno(capture), 2);
+    bool drawn = plot_decision_regions(classes, 0, 0, 1, points, gif);
+    fflush(stderr);
+    dup2(saved, 2);
+    close(saved);
+    fclose(capture);
+    assert_false(drawn);
+    char *message = read_text(log);
+    assert_non_null(strstr(message, "regions.gif"));
+    assert_non_null(strstr(message, ".svg or .png"));
+    free(message);
+    assert_int_equal(access(gif, F_OK), -1);
+    nd_release(classes);
+    scratch_close();
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        STEP_TEST(test_draws),
+        STEP_TEST(test_points_alone),
+        STEP_TEST(test_bad_classes),
+        STEP_TEST(test_bad_extension),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
