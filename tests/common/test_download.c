@@ -4,7 +4,8 @@
  * answering 404, refusing the connection, cutting the body short or
  * serving the wrong content gives way to the next; a verified file then
  * appears under its name, and after a failure nothing is left in the
- * cache, no temporary file either. */
+ * cache, no temporary file either. A download killed halfway leaves only
+ * a temporary name, which the next call does not take for the file. */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
@@ -52,6 +53,7 @@ static size_t gzip_bytes(unsigned char *out, size_t size,
  *   good       200 and the gzip file         plain  200 and it plain
  *   fast       200 and it gzipped at level 1 wrong  200, one label off
  *   cut        the whole Content-Length, half the body, then close
+ *   stall      the same, but 0.3 s before closing
  *   corrupt    200 and gzip data with a flipped byte
  *   moved      302 to /good/<name>           anything else: 404 */
 static void answer(int client)
@@ -94,7 +96,8 @@ static void answer(int client)
             dprintf(client, "HTTP/1.1 302 Found\r\nLocation: /good/%s\r\n"
                     "Content-Length: 0\r\nConnection: close\r\n\r\n", name);
             return;
-        } else if (strcmp(route, "good") != 0 && strcmp(route, "cut") != 0) {
+        } else if (strcmp(route, "good") != 0 && strcmp(route, "cut") != 0 &&
+                   strcmp(route, "stall") != 0) {
             body = NULL;
         }
     }
@@ -103,11 +106,14 @@ static void answer(int client)
                 "Connection: close\r\n\r\n");
         return;
     }
-    sent_length = strcmp(route, "cut") == 0 ? length / 2 : length;
+    bool cut = strcmp(route, "cut") == 0 || strcmp(route, "stall") == 0;
+    sent_length = cut ? length / 2 : length;
     dprintf(client, "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n"
             "Connection: close\r\n\r\n", length);
     if (write(client, body, sent_length) != (ssize_t)sent_length)
         _exit(3);
+    if (strcmp(route, "stall") == 0)
+        usleep(300000);
 }
 
 static pid_t server;
@@ -535,6 +541,51 @@ static void test_every_mirror_fails(void **state)
     assert_string_equal(listing, "");           /* no file, no temporary */
 }
 
+/* A download killed halfway leaves only a temporary name, which the
+ * cache does not take for the file: the next call fetches it anew. */
+static void test_killed_download_leaves_no_valid_file(void **state)
+{
+    (void)state;
+    const NdRemoteSet *set = SERVED_BY("stall");
+    fflush(NULL);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        int null = open("/dev/null", O_WRONLY);
+        dup2(null, STDERR_FILENO);
+        nd_get_file(set, NAME);
+        _exit(0);
+    }
+    /* wait for half the body to be written, then kill */
+    char listing[512] = "";
+    for (int i = 0; i < 400; i++) {
+        cache_listing(listing, sizeof listing);
+        char part[512];
+        snprintf(part, sizeof part, "%s/%s", cache, listing);
+        struct stat st;
+        if (strstr(listing, ".part-") && stat(part, &st) == 0 &&
+            st.st_size > 0)
+            break;
+        usleep(5000);
+    }
+    kill(child, SIGKILL);
+    waitpid(child, NULL, 0);
+    cache_listing(listing, sizeof listing);
+    char prefix[128];
+    snprintf(prefix, sizeof prefix, "%s.part-", NAME);
+    if (strncmp(listing, prefix, strlen(prefix)) != 0 || strchr(listing, ' '))
+        fail_msg("after the kill the cache holds \"%s\", want one %s...",
+                 listing, prefix);
+    capture_stderr();
+    char *path = nd_get_file(SERVED_BY("good"), NAME);
+    const char *log = captured();
+    EXPECT_TEXT_HAS(log, "/good/: done, content verified");
+    char *sha = nd_content_sha256(path);
+    assert_string_equal(sha, labels_sha256);
+    free(sha);
+    free(path);
+}
+
 /* MNIST's own set: four files listed in the message, and the hint. */
 static void test_no_mirror_at_all(void **state)
 {
@@ -639,6 +690,7 @@ int main(void)
         CASE(test_content_compressed_otherwise),
         CASE(test_redirect_is_followed),
         CASE(test_every_mirror_fails),
+        CASE(test_killed_download_leaves_no_valid_file),
         CASE(test_no_mirror_at_all),
         CASE(test_write_failure_stops_at_once),
         CASE(test_cache_that_is_a_file),
