@@ -193,7 +193,7 @@ static bool read_elements(IdxReader *r)
     size_t total = (size_t)count, capacity = 0;
     while (r->filled < total) {
         if (r->filled == capacity) {
-            capacity = capacity ? 2 * capacity : 1u << 20;
+            capacity = capacity ? 2 * capacity : 1u << 16;
             if (capacity > total)
                 capacity = total;
             unsigned char *grown = realloc(r->data, capacity);
@@ -238,7 +238,6 @@ static bool read_idx(IdxReader *r, int ndim, const int64_t *shape)
     if (!r->file)
         return fail(r, "cannot open it: %s",
                     errno ? strerror(errno) : "out of memory");
-    gzbuffer(r->file, 1u << 17);
     bool ok = read_header(r, ndim, shape) && read_elements(r);
     int closed = gzclose(r->file);
     r->file = NULL;
