@@ -395,7 +395,7 @@ static void test_cache_dir(void **state)
     free(dir);
 
     /* without DEZERO_CACHE_DIR: ~/.dezero, as Python's DeZero */
-    char *home = strdup(getenv("HOME") ? getenv("HOME") : "");
+    char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
     setenv("HOME", scratch, 1);
     unsetenv("DEZERO_CACHE_DIR");
     dir = nd_cache_dir();
@@ -407,7 +407,8 @@ static void test_cache_dir(void **state)
     unsetenv("HOME");
     EXPECT_ND_ERROR(nd_cache_dir(), "nd_cache_dir: neither "
                     "DEZERO_CACHE_DIR nor HOME is set");
-    setenv("HOME", home, 1);
+    if (home)
+        setenv("HOME", home, 1);
     free(home);
 
     snprintf(want, sizeof want, "%s/no/such/folder", scratch);
