@@ -62,8 +62,8 @@ char *nd_cache_dir(void)
                  "%s: %s%s", dir, strerror(errno), errno == ENOENT ?
                  " (its parent folder is missing)" : "");
     else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
-        snprintf(problem, sizeof problem, "the cache folder %s is not a "
-                 "folder", dir);
+        snprintf(problem, sizeof problem, "the cache folder %s exists but "
+                 "is not a folder", dir);
     if (problem[0]) {
         free(dir);
         nd_error(op, "%s; set DEZERO_CACHE_DIR to a folder you can write",
@@ -134,7 +134,6 @@ char *nd_content_sha256(const char *path)
 typedef struct Transfer {
     CURL *curl;
     int fd;
-    long long bytes;
     int write_error;                /* errno of a failed write, or 0 */
     NdProgress *progress;           /* made once the size is known */
 } Transfer;
@@ -154,7 +153,6 @@ static size_t write_chunk(char *data, size_t size, size_t count,
         }
         done += (size_t)wrote;
     }
-    t->bytes += (long long)n;
     return n;
 }
 
@@ -296,9 +294,11 @@ static bool try_mirror(const char *url, const char *path,
     mode_t mask = umask(0);             /* mkstemp's 0600, made 0666 less */
     umask(mask);                        /* the umask, as open() would */
     if (fd >= 0 && fchmod(fd, 0666 & ~mask) != 0) {
+        int error = errno;
         close(fd);
         unlink(temporary);
         fd = -1;
+        errno = error;
     }
     if (fd < 0) {
         snprintf(problem, size, "cannot make %s: %s; set DEZERO_CACHE_DIR "
@@ -352,9 +352,11 @@ static _Noreturn void no_mirror_has(const NdRemoteSet *set,
         any_gz = any_gz || ends_with(set->files[i].name, ".gz");
     }
     char message[1024];
-    snprintf(message, sizeof message, "no mirror gave %s (the reasons are "
-             "above).\nPut the %d %s files in %s%s:\n    %s\n%s", name,
-             set->nfiles, set->title, dir, any_gz ? ", each gzip-compressed "
+    bool tried = set->mirrors && set->mirrors[0];
+    snprintf(message, sizeof message, "no mirror gave %s (%s).\nPut the %d "
+             "%s files in %s%s:\n    %s\n%s", name, tried ? "the reasons "
+             "are above" : "the list of mirrors is empty", set->nfiles,
+             set->title, dir, any_gz ? ", each gzip-compressed "
              "under its name or uncompressed under the name without .gz" :
              "", names, set->manual ? set->manual : "");
     nd_error("nd_get_file", "%s", message);
@@ -371,7 +373,8 @@ char *nd_get_file(const NdRemoteSet *set, const char *name)
     }
     path = format_text("nd_get_file", "%s/%s", dir, name);
     start_curl();
-    fprintf(stderr, "Downloading %s (%s)\n", name, set->title);
+    if (set->mirrors && set->mirrors[0])
+        fprintf(stderr, "Downloading %s (%s)\n", name, set->title);
     for (int m = 0; set->mirrors && set->mirrors[m]; m++) {
         const char *mirror = set->mirrors[m];
         char *url = format_text("nd_get_file", "%s%s%s", mirror,
