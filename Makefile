@@ -2,6 +2,7 @@
 #   make run            build every step, run the latest
 #   make test [STEP=N]  the test suite (SANITIZE=1: under ASan+UBSan)
 #   make -C steps/stepNN, make diff STEP=N, make book, make bench
+#   make fuzz           the IDX reader under libFuzzer (clang; minutes)
 
 SHELL := /bin/bash
 STEPS := $(sort $(wildcard steps/step[0-9][0-9]))
@@ -51,6 +52,13 @@ clean:
 	rm -rf tests/build docs/build bench/build
 
 .PHONY: all deps steps run test diff book bench clean
+
+# The IDX reader (common/idx.c) under libFuzzer for a million inputs
+# (RUNS=N for another count): too slow for `make test`. tests/fuzz/.
+fuzz: deps
+	@$(MAKE) --no-print-directory -C tests/fuzz run
+
+.PHONY: fuzz
 
 # The GPU half alone (mk/gpu.mk): its test cases and its benchmark, both
 # failing with the reason on a machine without a GPU.

@@ -268,6 +268,12 @@ void nd_add_at(NdArray *dst, int n, const NdIndex *index,
 
 /* NumPy's legacy np.random, bit for bit: one global MT19937 state. */
 void nd_random_seed(uint32_t seed);
+/* np.random.seed(N) when the environment variable name (DEZERO_SEED)
+ * holds N, so that a run can be repeated; returns whether it seeded.
+ * Unset or empty, it does nothing, and the generator seeds itself from
+ * the system at its first draw. A value that is not an integer from 0
+ * to 2**32 - 1 is an error. name is borrowed. */
+bool nd_random_seed_from_env(const char *name);
 NdArray *nd_random_rand(int ndim, const int64_t *shape);   /* [0, 1) */
 NdArray *nd_random_randn(int ndim, const int64_t *shape);  /* N(0, 1) */
 /* Integers in [low, high) as int64. */

@@ -147,6 +147,25 @@ void nd_random_seed(uint32_t seed)
     mt_seed(seed);
 }
 
+bool nd_random_seed_from_env(const char *name)
+{
+    const char *text = getenv(name);
+    if (!text || !*text)
+        return false;
+    /* np.random.seed(n) takes an integer n with 0 <= n < 2**32 */
+    uint64_t seed = 0;
+    const char *c = text;
+    for (; *c >= '0' && *c <= '9' && seed <= UINT32_MAX; c++)
+        seed = 10 * seed + (uint64_t)(*c - '0');
+    if (*c != '\0' || seed > UINT32_MAX)
+        nd_error("nd_random_seed_from_env", "%s=%.40s is not a seed: "
+                 "np.random.seed takes an integer from 0 to 4294967295 "
+                 "(2**32 - 1); set %s to one, or unset it for a run "
+                 "seeded by the system", name, text, name);
+    mt_seed((uint32_t)seed);
+    return true;
+}
+
 /* A new array of the given shape, checked under op's name. */
 static NdArray *new_array(const char *op, NdDtype dtype, int ndim,
                           const int64_t *shape)

@@ -13,7 +13,8 @@ CFLAGS += -fvect-cost-model=dynamic
 # Math functions never set errno (results are unchanged): lets GCC call
 # libmvec's SIMD exp, log, sin... from vectorised loops (elementwise.c).
 CFLAGS += -fno-math-errno
-LDLIBS := -lopenblas -lfftw3 -lmvec -lm -lz -ldl
+# libcurl fetches datasets (download.c), with libcrypto's SHA-256.
+LDLIBS := -lopenblas -lfftw3 -lmvec -lm -lz -ldl -lcurl -lcrypto
 
 ifeq ($(WERROR),1)
 CFLAGS += -Werror

@@ -382,6 +382,66 @@ static void test_misuse(void **state)
     nd_release(scalar);
 }
 
+/* ------------------------------------------------------------ seeding */
+
+/* DEZERO_SEED=N seeds as np.random.seed(N); unset or empty, nothing
+ * happens. (A variable of the test's own, so that a DEZERO_SEED of the
+ * caller's changes nothing here.) */
+static void test_seed_from_env(void **state)
+{
+    (void)state;
+    const char *name = "TEST_RANDOM_SEED";
+    setenv(name, "0", 1);
+    assert_true(nd_random_seed_from_env(name));
+    EXPECT_AND_RELEASE(nd_random_rand(ND_SHAPE(2)), ND_FLOAT64,
+                       ND_SHAPE(2), 0.5488135039273248, 0.7151893663724195);
+
+    setenv(name, "4294967295", 1);      /* 2**32 - 1, the largest seed */
+    assert_true(nd_random_seed_from_env(name));
+    NdArray *from_env = nd_random_rand(ND_SHAPE(3));
+    nd_random_seed(4294967295u);
+    NdArray *seeded = nd_random_rand(ND_SHAPE(3));
+    assert_true(nd_array_equal(from_env, seeded));
+    nd_release(from_env);
+    nd_release(seeded);
+
+    /* unset or empty: the stream goes on from where it was */
+    nd_random_seed(0);
+    NdArray *first = nd_random_rand(ND_SHAPE(1));
+    unsetenv(name);
+    assert_false(nd_random_seed_from_env(name));
+    setenv(name, "", 1);
+    assert_false(nd_random_seed_from_env(name));
+    NdArray *second = nd_random_rand(ND_SHAPE(1));
+    EXPECT_ARRAY(first, ND_FLOAT64, ND_SHAPE(1), 0.5488135039273248);
+    EXPECT_ARRAY(second, ND_FLOAT64, ND_SHAPE(1), 0.7151893663724195);
+    nd_release(first);
+    nd_release(second);
+    unsetenv(name);
+}
+
+/* What np.random.seed refuses is an error naming the variable. */
+static void expect_refused(const char *value)
+{
+    setenv("TEST_RANDOM_SEED", value, 1);
+    char want[256];
+    snprintf(want, sizeof want, "nd_random_seed_from_env: "
+             "TEST_RANDOM_SEED=%s is not a seed: np.random.seed takes an "
+             "integer from 0 to 4294967295 (2**32 - 1); set "
+             "TEST_RANDOM_SEED to one, or unset it", value);
+    EXPECT_ND_ERROR(nd_random_seed_from_env("TEST_RANDOM_SEED"), want);
+}
+
+static void test_seed_from_env_refuses(void **state)
+{
+    (void)state;
+    const char *bad[] = {"abc", "-1", "1.5", "4294967296", " 3", "3 ",
+                         "0x10", "99999999999999999999999"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        expect_refused(bad[i]);
+    unsetenv("TEST_RANDOM_SEED");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +471,8 @@ int main(void)
         cmocka_unit_test(test_seed_drops_gauss_cache),
         cmocka_unit_test(test_scalar_and_empty_shapes),
         cmocka_unit_test(test_misuse),
+        cmocka_unit_test(test_seed_from_env),
+        cmocka_unit_test(test_seed_from_env_refuses),
     };
     return cmocka_run_group_tests_name("common/random", tests, NULL, NULL);
 }

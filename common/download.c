@@ -1,0 +1,404 @@
+/* download.c - the cache and the downloader of download.h: libcurl
+ * fetches, OpenSSL's libcrypto hashes (SHA-256), zlib gunzips what is
+ * hashed. A file is written under a temporary name, synced, verified and
+ * only then renamed, so that a download cut short, by a failure or by
+ * the user, never leaves a file the cache would take for a good one. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+#include <openssl/evp.h>
+#include <zlib.h>
+
+#include "download.h"
+#include "nd.h"
+#include "progress.h"
+
+enum { SHA256_HEX = 64 };
+
+/* Text made as printf makes it, malloc'd. */
+__attribute__((format(printf, 2, 3)))
+static char *format_text(const char *op, const char *format, ...)
+{
+    va_list args;
+    va_start(args, format);
+    int n = vsnprintf(NULL, 0, format, args);
+    va_end(args);
+    char *text = n >= 0 ? malloc((size_t)n + 1) : NULL;
+    if (!text)
+        nd_error(op, "out of memory");
+    va_start(args, format);
+    vsnprintf(text, (size_t)n + 1, format, args);
+    va_end(args);
+    return text;
+}
+
+/* ------------------------------------------------------------ cache */
+
+char *nd_cache_dir(void)
+{
+    const char *op = "nd_cache_dir";
+    const char *override = getenv("DEZERO_CACHE_DIR");
+    const char *home = getenv("HOME");
+    char *dir;
+    if (override && *override)
+        dir = format_text(op, "%s", override);
+    else if (home && *home)
+        dir = format_text(op, "%s/.dezero", home);
+    else
+        nd_error(op, "neither DEZERO_CACHE_DIR nor HOME is set, so there "
+                 "is no folder for DeZero's files; set one of them");
+    char problem[512] = "";
+    struct stat st;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        snprintf(problem, sizeof problem, "cannot make the cache folder "
+                 "%s: %s%s", dir, strerror(errno), errno == ENOENT ?
+                 " (its parent folder is missing)" : "");
+    else if (stat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+        snprintf(problem, sizeof problem, "the cache folder %s exists but "
+                 "is not a folder", dir);
+    if (problem[0]) {
+        free(dir);
+        nd_error(op, "%s; set DEZERO_CACHE_DIR to a folder you can write",
+                 problem);
+    }
+    return dir;
+}
+
+/* ------------------------------------------------------------ checksum */
+
+/* The SHA-256 of path's content (gunzipped when it is gzip) as hex in
+ * hex; false with the reason in problem when it cannot be read. */
+static bool hash_content(const char *path, char hex[SHA256_HEX + 1],
+                         char *problem, size_t size)
+{
+    errno = 0;
+    gzFile file = gzopen(path, "rb");
+    if (!file) {
+        snprintf(problem, size, "cannot open it: %s",
+                 errno ? strerror(errno) : "out of memory");
+        return false;
+    }
+    EVP_MD_CTX *sha = EVP_MD_CTX_new();
+    bool ok = sha && EVP_DigestInit_ex(sha, EVP_sha256(), NULL) == 1;
+    unsigned char chunk[1 << 15];
+    int got = 0;
+    while (ok && (got = gzread(file, chunk, sizeof chunk)) > 0)
+        ok = EVP_DigestUpdate(sha, chunk, (size_t)got) == 1;
+    if (!ok)
+        snprintf(problem, size, "OpenSSL cannot compute a SHA-256");
+    int code = Z_OK;
+    const char *message = ok ? gzerror(file, &code) : "";
+    /* zlib's message starts with "path: "; ours names the path already */
+    size_t len = strlen(path);
+    if (strncmp(message, path, len) == 0 && message[len] == ':')
+        message += len + 2;
+    if (code == Z_ERRNO)
+        snprintf(problem, size, "cannot read it: %s", strerror(errno));
+    else if (code != Z_OK)
+        snprintf(problem, size, "its gzip data is %s (zlib: %s)",
+                 code == Z_BUF_ERROR ? "truncated" : "corrupt", message);
+    ok = ok && code == Z_OK;
+    unsigned char digest[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    if (ok && (EVP_DigestFinal_ex(sha, digest, &length) != 1 ||
+               length * 2 != SHA256_HEX)) {
+        snprintf(problem, size, "OpenSSL cannot finish the SHA-256");
+        ok = false;
+    }
+    EVP_MD_CTX_free(sha);
+    gzclose(file);
+    for (unsigned int i = 0; ok && i < length; i++)
+        snprintf(hex + 2 * i, 3, "%02x", digest[i]);
+    return ok;
+}
+
+char *nd_content_sha256(const char *path)
+{
+    char hex[SHA256_HEX + 1], problem[512];
+    if (!hash_content(path, hex, problem, sizeof problem))
+        nd_error("nd_content_sha256", "%s: %s", path, problem);
+    return format_text("nd_content_sha256", "%s", hex);
+}
+
+/* ------------------------------------------------------------ transfer */
+
+/* One attempt: a URL into an open temporary file. */
+typedef struct Transfer {
+    CURL *curl;
+    int fd;
+    int write_error;                /* errno of a failed write, or 0 */
+    NdProgress *progress;           /* made once the size is known */
+} Transfer;
+
+static size_t write_chunk(char *data, size_t size, size_t count,
+                          void *context)
+{
+    Transfer *t = context;
+    size_t n = size * count, done = 0;
+    while (done < n) {
+        ssize_t wrote = write(t->fd, data + done, n - done);
+        if (wrote < 0 && errno == EINTR)
+            continue;
+        if (wrote <= 0) {
+            t->write_error = wrote < 0 ? errno : EIO;
+            return 0;               /* curl stops with CURLE_WRITE_ERROR */
+        }
+        done += (size_t)wrote;
+    }
+    return n;
+}
+
+static int show_progress(void *context, curl_off_t total, curl_off_t now,
+                         curl_off_t up_total, curl_off_t up_now)
+{
+    (void)up_total;
+    (void)up_now;
+    Transfer *t = context;
+    long status = 0;
+    if (!t->progress && (total > 0 || now > 0) &&
+        curl_easy_getinfo(t->curl, CURLINFO_RESPONSE_CODE, &status) ==
+            CURLE_OK && status / 100 == 2)     /* not an error page */
+        t->progress = nd_progress_start(" ", (total + 1023) / 1024, "kB");
+    if (t->progress)
+        nd_progress_update(t->progress, (now + 1023) / 1024, NULL);
+    return 0;
+}
+
+static void start_curl(void)
+{
+    static bool started;
+    if (started)
+        return;
+    CURLcode code = curl_global_init(CURL_GLOBAL_DEFAULT);
+    if (code != CURLE_OK)
+        nd_error("nd_get_file", "libcurl cannot start: %s",
+                 curl_easy_strerror(code));
+    started = true;
+}
+
+/* Fetches url into the open file fd. Returns true when the whole body
+ * arrived; false with the reason in problem otherwise. A failure to
+ * write the file is the disk's, not the mirror's: *write_error says so. */
+static bool fetch(const char *url, int fd, char *problem, size_t size,
+                  int *write_error)
+{
+    CURL *curl = curl_easy_init();
+    if (!curl) {
+        snprintf(problem, size, "libcurl cannot start a transfer");
+        return false;
+    }
+    Transfer t = {.curl = curl, .fd = fd};
+    char reason[CURL_ERROR_SIZE] = "";
+    curl_easy_setopt(curl, CURLOPT_URL, url);
+    curl_easy_setopt(curl, CURLOPT_ERRORBUFFER, reason);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, write_chunk);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, &t);
+    curl_easy_setopt(curl, CURLOPT_XFERINFOFUNCTION, show_progress);
+    curl_easy_setopt(curl, CURLOPT_XFERINFODATA, &t);
+    curl_easy_setopt(curl, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(curl, CURLOPT_FAILONERROR, 1L);     /* 404: an error */
+    curl_easy_setopt(curl, CURLOPT_FOLLOWLOCATION, 1L);
+    curl_easy_setopt(curl, CURLOPT_MAXREDIRS, 5L);
+#if LIBCURL_VERSION_NUM >= 0x075500                     /* 7.85.0 */
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+#else
+    curl_easy_setopt(curl, CURLOPT_PROTOCOLS,
+                     (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+    curl_easy_setopt(curl, CURLOPT_REDIR_PROTOCOLS,
+                     (long)(CURLPROTO_HTTP | CURLPROTO_HTTPS));
+#endif
+    curl_easy_setopt(curl, CURLOPT_CONNECTTIMEOUT, 30L);
+    /* a transfer stalled below 1 byte/s for a minute is given up */
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, 60L);
+    curl_easy_setopt(curl, CURLOPT_USERAGENT, "dezero-c/" LIBCURL_VERSION);
+    CURLcode code = curl_easy_perform(curl);
+    nd_progress_end(t.progress);
+    long status = 0;
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+    curl_easy_cleanup(curl);
+    *write_error = t.write_error;
+    if (code == CURLE_OK)
+        return true;
+    if (code == CURLE_HTTP_RETURNED_ERROR && status >= 400)
+        snprintf(problem, size, "HTTP %ld", status);
+    else if (t.write_error)
+        snprintf(problem, size, "cannot write: %s",
+                 strerror(t.write_error));
+    else
+        snprintf(problem, size, "%s", reason[0] ? reason :
+                 curl_easy_strerror(code));
+    return false;
+}
+
+/* ------------------------------------------------------------ get_file */
+
+static const NdRemoteFile *find_file(const NdRemoteSet *set,
+                                     const char *name)
+{
+    for (int i = 0; i < set->nfiles; i++)
+        if (strcmp(set->files[i].name, name) == 0) {
+            const char *sha = set->files[i].sha256;
+            bool hex = sha && strlen(sha) == SHA256_HEX;
+            for (int k = 0; hex && k < SHA256_HEX; k++)
+                hex = strchr("0123456789abcdefABCDEF", sha[k]) != NULL;
+            if (!hex)
+                nd_error("nd_get_file", "the SHA-256 of %s in %s is \"%s\"; "
+                         "it takes 64 hex digits", name, set->title,
+                         sha ? sha : "(null)");
+            return &set->files[i];
+        }
+    nd_error("nd_get_file", "%s has no file named %s", set->title, name);
+}
+
+static bool ends_with(const char *text, const char *end)
+{
+    size_t n = strlen(text), m = strlen(end);
+    return n >= m && strcmp(text + n - m, end) == 0;
+}
+
+/* The cached copy of name in dir: name itself or, for name.gz, name
+ * uncompressed. NULL when there is none. */
+static char *cached(const char *dir, const char *name)
+{
+    char *path = format_text("nd_get_file", "%s/%s", dir, name);
+    if (access(path, F_OK) == 0)
+        return path;
+    if (ends_with(path, ".gz")) {
+        path[strlen(path) - 3] = '\0';
+        if (access(path, F_OK) == 0)
+            return path;
+    }
+    free(path);
+    return NULL;
+}
+
+/* One mirror: fetch, check, rename. True when path now holds the file.
+ * Otherwise the temporary file is gone and problem says why; a local
+ * failure (the disk, not the mirror) also sets *local. */
+static bool try_mirror(const char *url, const char *path,
+                       const NdRemoteFile *file, char *problem, size_t size,
+                       bool *local)
+{
+    char *temporary = format_text("nd_get_file", "%s.part-XXXXXX", path);
+    int fd = mkstemp(temporary);
+    mode_t mask = umask(0);             /* mkstemp's 0600, made 0666 less */
+    umask(mask);                        /* the umask, as open() would */
+    if (fd >= 0 && fchmod(fd, 0666 & ~mask) != 0) {
+        int error = errno;
+        close(fd);
+        unlink(temporary);
+        fd = -1;
+        errno = error;
+    }
+    if (fd < 0) {
+        snprintf(problem, size, "cannot make %s: %s; set DEZERO_CACHE_DIR "
+                 "to a folder you can write", temporary, strerror(errno));
+        free(temporary);
+        *local = true;
+        return false;
+    }
+    int write_error = 0;
+    bool ok = fetch(url, fd, problem, size, &write_error);
+    if (ok && fsync(fd) != 0)
+        write_error = errno;
+    if (close(fd) != 0 && ok && !write_error)
+        write_error = errno;
+    if (write_error) {
+        snprintf(problem, size, "cannot write %s: %s", temporary,
+                 strerror(write_error));
+        ok = false;
+        *local = true;
+    }
+    char hex[SHA256_HEX + 1];
+    if (ok && !hash_content(temporary, hex, problem, size))
+        ok = false;
+    else if (ok && strcasecmp(hex, file->sha256) != 0) {
+        snprintf(problem, size, "wrong content: its SHA-256 is %s, not %s",
+                 hex, file->sha256);
+        ok = false;
+    }
+    if (ok && rename(temporary, path) != 0) {
+        snprintf(problem, size, "cannot rename %s to %s: %s", temporary,
+                 path, strerror(errno));
+        ok = false;
+        *local = true;
+    }
+    if (!ok)
+        unlink(temporary);
+    free(temporary);
+    return ok;
+}
+
+/* Stops with what to do by hand: which files to put where. */
+static _Noreturn void no_mirror_has(const NdRemoteSet *set,
+                                    const char *name, const char *dir)
+{
+    char names[512] = "";
+    bool any_gz = false;
+    for (int i = 0; i < set->nfiles; i++) {
+        size_t n = strlen(names);
+        snprintf(names + n, sizeof names - n, "%s%s", i ? ", " : "",
+                 set->files[i].name);
+        any_gz = any_gz || ends_with(set->files[i].name, ".gz");
+    }
+    char message[1024];
+    bool tried = set->mirrors && set->mirrors[0];
+    snprintf(message, sizeof message, "no mirror gave %s (%s).\nPut the %d "
+             "%s files in %s%s:\n    %s\n%s", name, tried ? "the reasons "
+             "are above" : "the list of mirrors is empty", set->nfiles,
+             set->title, dir, any_gz ? ", each gzip-compressed "
+             "under its name or uncompressed under the name without .gz" :
+             "", names, set->manual ? set->manual : "");
+    nd_error("nd_get_file", "%s", message);
+}
+
+char *nd_get_file(const NdRemoteSet *set, const char *name)
+{
+    const NdRemoteFile *file = find_file(set, name);
+    char *dir = nd_cache_dir();
+    char *path = cached(dir, name);
+    if (path) {
+        free(dir);
+        return path;
+    }
+    path = format_text("nd_get_file", "%s/%s", dir, name);
+    start_curl();
+    if (set->mirrors && set->mirrors[0])
+        fprintf(stderr, "Downloading %s (%s)\n", name, set->title);
+    for (int m = 0; set->mirrors && set->mirrors[m]; m++) {
+        const char *mirror = set->mirrors[m];
+        char *url = format_text("nd_get_file", "%s%s%s", mirror,
+                                ends_with(mirror, "/") ? "" : "/", name);
+        char problem[768];
+        bool local = false;
+        bool ok = try_mirror(url, path, file, problem, sizeof problem,
+                             &local);
+        free(url);
+        if (ok) {
+            fprintf(stderr, "  from %s: done, content verified\n", mirror);
+            free(dir);
+            return path;
+        }
+        if (local) {
+            free(dir);
+            free(path);
+            nd_error("nd_get_file", "%s", problem);
+        }
+        fprintf(stderr, "  from %s: %s\n", mirror, problem);
+    }
+    free(path);
+    char where[512];
+    snprintf(where, sizeof where, "%s", dir);
+    free(dir);
+    no_mirror_has(set, name, where);
+}

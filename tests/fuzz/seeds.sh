@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# seeds.sh - writes the fuzzer's seed corpus into the folder $1: small
+# IDX files of labels and of images, plain and gzip-compressed, a pair
+# for the pair loader (the first byte says where the images end), and
+# a few near misses (a file compressed twice, one with a float type).
+set -eu
+out=$1
+mkdir -p "$out"
+labels='\x00\x00\x08\x01\x00\x00\x00\x0a'
+labels+='\x05\x00\x04\x01\x09\x02\x01\x03\x01\x04'
+images='\x00\x00\x08\x03\x00\x00\x00\x02\x00\x00\x00\x04\x00\x00\x00\x04'
+for i in $(seq 1 32); do images+='\x'$(printf '%02x' $((i * 7 % 256))); done
+pair_images='\x00\x00\x08\x03\x00\x00\x00\x02'
+pair_images+='\x00\x00\x00\x01\x00\x00\x00\x01\x10\x20'
+pair_labels='\x00\x00\x08\x01\x00\x00\x00\x02\x07\x02'
+printf "$labels" > "$out/labels"
+printf "$labels" | gzip -9n > "$out/labels.gz"
+printf "$images" > "$out/images"
+printf "$images" | gzip -1n > "$out/images.gz"
+printf "$images" | gzip -n | gzip -n > "$out/twice.gz"
+printf "$images" | sed 's/^\x00\x00\x08/\x00\x00\x0d/' > "$out/floats"
+# 0xaa: the images end at byte 1 + 28 * 0xaa / 255 = 19 of the 29
+printf "\xaa$pair_images$pair_labels" > "$out/pair"
