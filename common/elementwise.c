@@ -18,13 +18,16 @@ _Static_assert(OP_ADD == (int)ND_GPU_ADD && OP_GE == (int)ND_GPU_GE,
                "BinaryOp and NdGpuBinary must match");
 
 /* out[i] = a[i*sa] OP b[i*sb] for i < n, where sa and sb are 0 (an
- * operand held fixed) or 1. */
+ * operand held fixed) or 1, never both 0 unless n is 1. */
 typedef void (*BinaryKernel)(void *out, const void *a, int64_t sa,
                              const void *b, int64_t sb, int64_t n);
 
-/* One kernel: the three common stride patterns get their own loop so
- * the compiler can vectorise them. */
+/* One kernel: each of the three stride patterns gets its own loop, with
+ * the strides known, so the compiler can vectorise it; compiled once
+ * per instruction set, the loader picking the widest the CPU has (each
+ * element's result is the same in every width). */
 #define BINARY_KERNEL(NAME, T, OUT_T, EXPR)                               \
+    __attribute__((target_clones("avx512f", "avx2", "default")))          \
     static void NAME(void *out_, const void *a_, int64_t sa,              \
                      const void *b_, int64_t sb, int64_t n)               \
     {                                                                     \
@@ -35,10 +38,10 @@ typedef void (*BinaryKernel)(void *out, const void *a, int64_t sa,
                 T x = a[i], y = b[i];                                     \
                 out[i] = (EXPR);                                          \
             }                                                             \
-        } else if (sb == 0) {                                             \
+        } else if (sb == 0) {               /* and sa == 1 */             \
             T y = b[0];                                                   \
             for (int64_t i = 0; i < n; i++) {                             \
-                T x = a[i * sa];                                          \
+                T x = a[i];                                               \
                 out[i] = (EXPR);                                          \
             }                                                             \
         } else {                                                          \
