@@ -1,7 +1,8 @@
-/* elementwise.c - binary operations with NumPy broadcasting, unary math,
- * where and clip. Each operation is one kernel per dtype, applied to
- * contiguous runs of the output; broadcasting only decides the runs.
- * On device arrays, the same checks and casts, then the GPU's kernel. */
+/* elementwise.c - binary operations with NumPy broadcasting and their
+ * in-place forms (+=, -=, *=), unary math, where and clip. Each
+ * operation is one kernel per dtype, applied to contiguous runs of the
+ * output; broadcasting only decides the runs. On device arrays, the
+ * same checks and casts, then the GPU's kernel. */
 #include <math.h>
 #include <string.h>
 
@@ -300,6 +301,92 @@ BINARY_API(nd_less, OP_LT)
 BINARY_API(nd_less_equal, OP_LE)
 BINARY_API(nd_greater, OP_GT)
 BINARY_API(nd_greater_equal, OP_GE)
+
+/* ------------------------------------------------------------ in place */
+
+/* bool < integer < float < complex: NumPy's same_kind casting may
+ * narrow within a kind (float64 to float32) but never go down one. */
+static int kind_rank(NdDtype dtype)
+{
+    if (dtype == ND_BOOL)
+        return 0;
+    if (nd_dtype_is_integer(dtype))
+        return 1;
+    return nd_dtype_is_float(dtype) ? 2 : 3;
+}
+
+/* Whether v, of dst's dtype, shares memory with dst other than element
+ * for element (v is dst itself, or a view of all of it): a kernel
+ * writing into dst would then change elements of v before reading
+ * them. */
+static bool overlaps(const NdArray *dst, const NdArray *v)
+{
+    const char *d = dst->data, *s = v->data;
+    size_t dn = nd_nbytes(dst), sn = nd_nbytes(v);
+    if (s == d && sn == dn)
+        return false;
+    return s < d + dn && d < s + sn;
+}
+
+typedef NdArray *(*BinaryFn)(const NdArray *, const NdArray *);
+
+/* dst = dst OP v, computed with NumPy's promotion and cast back into
+ * dst's storage, as the ufunc's out= does for "dst op= v". When the
+ * result has dst's dtype, the kernel writes it straight into dst;
+ * otherwise fn (nd_add for OP_ADD...) computes it aside first. */
+static void update_in_place(const char *name, BinaryOp op, BinaryFn fn,
+                            NdArray *dst, const NdArray *v)
+{
+    nd_same_device(name, 2, (const NdArray *const[]){dst, v});
+    int64_t shape[ND_MAX_DIMS];
+    int ndim = nd_broadcast_shapes(name, dst, v, shape);
+    bool same = ndim == dst->ndim;
+    for (int d = 0; same && d < ndim; d++)
+        same = shape[d] == dst->shape[d];
+    if (!same) {
+        char d[ND_SHAPE_TEXT], b[ND_SHAPE_TEXT];
+        nd_error(name, "non-broadcastable output operand with shape %s "
+                 "doesn't match the broadcast shape %s", nd_shape_text(d, dst),
+                 nd_format_shape(b, ndim, shape, false));
+    }
+    NdDtype dtype = nd_result_dtype(dst, v);
+    if (kind_rank(dtype) > kind_rank(dst->dtype))
+        nd_error(name, "cannot cast the result from %s to %s with casting "
+                 "rule 'same_kind'", nd_dtype_name(dtype),
+                 nd_dtype_name(dst->dtype));
+    BinaryKernel kernel = binary_kernels[op][dtype];
+    if (dst->device == ND_CPU && dtype == dst->dtype && kernel) {
+        NdArray *cv = nd_as_dtype(v, dtype);
+        bool in_place = !overlaps(dst, cv);
+        if (in_place && dst->size > 0)
+            run_broadcast(kernel, dst, dst, cv);
+        nd_release(cv);
+        if (in_place)
+            return;
+    }
+    NdArray *result = fn(dst, v);      /* dst's shape */
+    if (dst->device == ND_CUDA)
+        nd_gpu_copyto(name, dst, result);
+    else
+        nd_cast_buffer(dst->data, dst->dtype, result->data, result->dtype,
+                       dst->size);
+    nd_release(result);
+}
+
+void nd_iadd(NdArray *dst, const NdArray *v)
+{
+    update_in_place("nd_iadd", OP_ADD, nd_add, dst, v);
+}
+
+void nd_isub(NdArray *dst, const NdArray *v)
+{
+    update_in_place("nd_isub", OP_SUB, nd_sub, dst, v);
+}
+
+void nd_imul(NdArray *dst, const NdArray *v)
+{
+    update_in_place("nd_imul", OP_MUL, nd_mul, dst, v);
+}
 
 /* ------------------------------------------------------------ unary */
 

@@ -985,6 +985,26 @@ static void test_iadd_imul_broadcast_and_cast_back(void **state)
     nd_release(ten);
 }
 
+/* dst op= v where v is dst itself, or a view of all of it: each element
+ * is read before it is written, as NumPy's in-place ufuncs do. */
+static void test_in_place_with_itself(void **state)
+{
+    (void)state;
+    NdArray *x = nd_from_buffer(ND_FLOAT64, ND_SHAPE(6),
+                                (double[]){1, 2, 3, 4, 5, 6});
+    void *data = x->data;
+    nd_iadd(x, x);
+    assert_ptr_equal(x->data, data);
+    EXPECT_ARRAY(x, ND_FLOAT64, ND_SHAPE(6), 2, 4, 6, 8, 10, 12);
+    NdArray *row = nd_reshape(x, ND_SHAPE(1, 6));   /* a view of x */
+    nd_imul(row, x);
+    EXPECT_ARRAY(x, ND_FLOAT64, ND_SHAPE(6), 4, 16, 36, 64, 100, 144);
+    nd_isub(row, x);
+    EXPECT_ARRAY(x, ND_FLOAT64, ND_SHAPE(6), 0, 0, 0, 0, 0, 0);
+    nd_release(row);
+    nd_release(x);
+}
+
 static void test_copyto_broadcasts_and_casts(void **state)
 {
     (void)state;
@@ -1171,6 +1191,7 @@ int main(void)
         cmocka_unit_test(test_clip),
         cmocka_unit_test(test_isub_float32_like_numpy_sgd),
         cmocka_unit_test(test_iadd_imul_broadcast_and_cast_back),
+        cmocka_unit_test(test_in_place_with_itself),
         cmocka_unit_test(test_copyto_broadcasts_and_casts),
         cmocka_unit_test(test_allclose),
         cmocka_unit_test(test_array_equal),
