@@ -191,9 +191,56 @@ static BroadcastLoop simplify_loop(const NdArray *out, const NdArray *a,
     return loop;
 }
 
+/* Room for the copies of a repeated row, below. */
+enum { REPEAT_BYTES = 8192 };
+
+/* When one operand is a single row of run elements repeated over the
+ * other, which has out's size (a bias added to each of 100 rows of
+ * 10), a kernel call per row costs more than the row's arithmetic. The
+ * row is copied into a scratch block as many times as fit, and each
+ * call covers that many rows: every element is computed as before.
+ * Returns false, having done nothing, for other operands, or for rows
+ * too long to gain from it. */
+static bool run_repeated_row(BinaryKernel kernel, NdArray *out,
+                             const NdArray *a, const NdArray *b,
+                             int64_t run, int64_t sa, int64_t sb)
+{
+    bool a_row = a->size == run && sa == 1 && b->size == out->size;
+    bool b_row = b->size == run && sb == 1 && a->size == out->size;
+    size_t in_size = nd_dtype_size(a->dtype);
+    size_t out_size = nd_dtype_size(out->dtype);
+    size_t row_bytes = (size_t)run * in_size;
+    int64_t rows = out->size / run;
+    int64_t per_call = (int64_t)(REPEAT_BYTES / row_bytes);
+    if (!(a_row || b_row) || per_call < 2 || rows < 2)
+        return false;
+    if (per_call > rows)
+        per_call = rows;
+    _Alignas(64) char repeated[REPEAT_BYTES];
+    size_t filled = row_bytes, total = (size_t)per_call * row_bytes;
+    memcpy(repeated, (a_row ? a : b)->data, row_bytes);
+    while (filled < total) {            /* doubling what is there */
+        size_t n = total - filled < filled ? total - filled : filled;
+        memcpy(repeated + filled, repeated, n);
+        filled += n;
+    }
+    const char *full = (a_row ? b : a)->data;
+    for (int64_t r = 0; r < rows; r += per_call) {
+        int64_t n = (rows - r < per_call ? rows - r : per_call) * run;
+        char *o = (char *)out->data + (size_t)(r * run) * out_size;
+        const char *f = full + (size_t)(r * run) * in_size;
+        if (a_row)
+            kernel(o, repeated, 1, f, 1, n);
+        else
+            kernel(o, f, 1, repeated, 1, n);
+    }
+    return true;
+}
+
 /* Runs kernel over the broadcast of a and b (both of the kernel's input
  * dtype) into out: one call when the operands have out's size or one is
- * a single value, else one call per row of the simplified loop. */
+ * a single value, a call per block of rows when one is a repeated short
+ * row, else one call per row of the simplified loop. */
 static void run_broadcast(BinaryKernel kernel, NdArray *out,
                           const NdArray *a, const NdArray *b)
 {
@@ -209,6 +256,9 @@ static void run_broadcast(BinaryKernel kernel, NdArray *out,
     BroadcastLoop loop = simplify_loop(out, a, b);
     int last = loop.ndim - 1;
     int64_t run = loop.shape[last];
+    if (run_repeated_row(kernel, out, a, b, run, loop.sa[last],
+                         loop.sb[last]))
+        return;
     /* Along a row the strides are 0 or 1, never both 0 (that axis
      * would have extent 1 and been dropped). */
     size_t in_size = nd_dtype_size(a->dtype);
