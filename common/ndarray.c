@@ -42,14 +42,14 @@ void nd_check_shape(const char *op, int ndim, const int64_t *shape)
             nd_error(op, "negative dimensions are not allowed "
                      "(axis %d is %" PRId64 ")", d, shape[d]);
     int64_t size = 1;
-    for (int d = 0; d < ndim && size > 0; d++) {
-        if (shape[d] > ND_MAX_ELEMENTS / size) {
+    for (int d = 0; d < ndim; d++) {
+        if (__builtin_mul_overflow(size, shape[d], &size) ||
+            size > ND_MAX_ELEMENTS) {
             char text[ND_SHAPE_TEXT];
             nd_error(op, "array is too big; shape %s has more elements "
                      "than memory can hold",
                      nd_format_shape(text, ndim, shape, false));
         }
-        size *= shape[d];
     }
 }
 
@@ -176,7 +176,7 @@ static NdArray *new_header(void)
 {
     if (cache.nheaders > 0) {
         NdArray *a = cache.headers[--cache.nheaders];
-        memset(a, 0, sizeof *a);
+        *a = (NdArray){0};
         return a;
     }
     return calloc(1, sizeof(NdArray));
