@@ -170,16 +170,13 @@ static void free_block(void *data)
     free(data);
 }
 
-/* A zeroed NdArray header, from the cache or calloc; NULL when memory
- * runs out. */
+/* An NdArray header, from the cache or malloc, its fields unset; NULL
+ * when memory runs out. */
 static NdArray *new_header(void)
 {
-    if (cache.nheaders > 0) {
-        NdArray *a = cache.headers[--cache.nheaders];
-        *a = (NdArray){0};
-        return a;
-    }
-    return calloc(1, sizeof(NdArray));
+    if (cache.nheaders > 0)
+        return cache.headers[--cache.nheaders];
+    return malloc(sizeof(NdArray));
 }
 
 static void free_header(NdArray *a)
@@ -220,10 +217,13 @@ static NdArray *new_array(const char *op, NdDtype dtype, int ndim,
     a->dtype = dtype;
     a->device = ND_CPU;
     a->ndim = ndim;
-    if (ndim > 0)
-        memcpy(a->shape, shape, (size_t)ndim * sizeof *shape);
+    for (int d = 0; d < ndim; d++)
+        a->shape[d] = shape[d];
+    for (int d = ndim; d < ND_MAX_DIMS; d++)
+        a->shape[d] = 0;
     a->size = size;
     a->data = data;
+    a->base = NULL;
     a->refcount = 1;
     return a;
 }
