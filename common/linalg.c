@@ -234,20 +234,30 @@ static void blas_syrk(NdDtype dtype, const Operand *a, void *out)
 }
 
 /* k == 1: each element is one product. NumPy's loop adds it to 0, which
- * turns -0.0 into +0.0; so do we. A row of the result is x[i] times
- * the row of b, contiguous in the usual case: a loop GCC vectorises. */
+ * turns -0.0 into +0.0; so do we. The loop GCC vectorises runs along
+ * the longer side: down each column (x times y[j]) when the rows are
+ * shorter, as for (100, 1) @ (1, 10), else along each row (x[i] times
+ * y). */
 #define OUTER_PRODUCT(T, ZERO)                                            \
     do {                                                                  \
         const T *x = a->data, *y = b->data;                               \
         int64_t xs = row_step(a), ys = col_step(b);                       \
-        for (int64_t i = 0; i < m; i++) {                                 \
-            T xi = x[i * xs], *o = (T *)out + i * n;                      \
-            if (ys == 1)                                                  \
-                for (int64_t j = 0; j < n; j++)                           \
-                    o[j] = ZERO + xi * y[j];                              \
-            else                                                          \
-                for (int64_t j = 0; j < n; j++)                           \
-                    o[j] = ZERO + xi * y[j * ys];                         \
+        if (n < m && xs == 1) {                                           \
+            for (int64_t j = 0; j < n; j++) {                             \
+                T yj = y[j * ys], *o = (T *)out + j;                      \
+                for (int64_t i = 0; i < m; i++)                           \
+                    o[i * n] = ZERO + x[i] * yj;                          \
+            }                                                             \
+        } else {                                                          \
+            for (int64_t i = 0; i < m; i++) {                             \
+                T xi = x[i * xs], *o = (T *)out + i * n;                  \
+                if (ys == 1)                                              \
+                    for (int64_t j = 0; j < n; j++)                       \
+                        o[j] = ZERO + xi * y[j];                          \
+                else                                                      \
+                    for (int64_t j = 0; j < n; j++)                       \
+                        o[j] = ZERO + xi * y[j * ys];                     \
+            }                                                             \
         }                                                                 \
     } while (0)
 
