@@ -1,7 +1,8 @@
-/* elementwise.c - binary operations with NumPy broadcasting, unary math,
- * where and clip. Each operation is one kernel per dtype, applied to
- * contiguous runs of the output; broadcasting only decides the runs.
- * On device arrays, the same checks and casts, then the GPU's kernel. */
+/* elementwise.c - binary operations with NumPy broadcasting and their
+ * in-place forms (+=, -=, *=), unary math, where and clip. Each
+ * operation is one kernel per dtype, applied to contiguous runs of the
+ * output; broadcasting only decides the runs. On device arrays, the
+ * same checks and casts, then the GPU's kernel. */
 #include <math.h>
 #include <string.h>
 
@@ -18,13 +19,16 @@ _Static_assert(OP_ADD == (int)ND_GPU_ADD && OP_GE == (int)ND_GPU_GE,
                "BinaryOp and NdGpuBinary must match");
 
 /* out[i] = a[i*sa] OP b[i*sb] for i < n, where sa and sb are 0 (an
- * operand held fixed) or 1. */
+ * operand held fixed) or 1, never both 0 unless n is 1. */
 typedef void (*BinaryKernel)(void *out, const void *a, int64_t sa,
                              const void *b, int64_t sb, int64_t n);
 
-/* One kernel: the three common stride patterns get their own loop so
- * the compiler can vectorise them. */
+/* One kernel: each of the three stride patterns gets its own loop, with
+ * the strides known, so the compiler can vectorise it; compiled once
+ * per instruction set, the loader picking the widest the CPU has (each
+ * element's result is the same in every width). */
 #define BINARY_KERNEL(NAME, T, OUT_T, EXPR)                               \
+    __attribute__((target_clones("avx512f", "avx2", "default")))          \
     static void NAME(void *out_, const void *a_, int64_t sa,              \
                      const void *b_, int64_t sb, int64_t n)               \
     {                                                                     \
@@ -35,10 +39,10 @@ typedef void (*BinaryKernel)(void *out, const void *a, int64_t sa,
                 T x = a[i], y = b[i];                                     \
                 out[i] = (EXPR);                                          \
             }                                                             \
-        } else if (sb == 0) {                                             \
+        } else if (sb == 0) {               /* and sa == 1 */             \
             T y = b[0];                                                   \
             for (int64_t i = 0; i < n; i++) {                             \
-                T x = a[i * sa];                                          \
+                T x = a[i];                                               \
                 out[i] = (EXPR);                                          \
             }                                                             \
         } else {                                                          \
@@ -187,9 +191,56 @@ static BroadcastLoop simplify_loop(const NdArray *out, const NdArray *a,
     return loop;
 }
 
+/* Room for the copies of a repeated row, below. */
+enum { REPEAT_BYTES = 8192 };
+
+/* When one operand is a single row of run elements repeated over the
+ * other, which has out's size (a bias added to each of 100 rows of
+ * 10), a kernel call per row costs more than the row's arithmetic. The
+ * row is copied into a scratch block as many times as fit, and each
+ * call covers that many rows: every element is computed as before.
+ * Returns false, having done nothing, for other operands, or for rows
+ * too long to gain from it. */
+static bool run_repeated_row(BinaryKernel kernel, NdArray *out,
+                             const NdArray *a, const NdArray *b,
+                             int64_t run, int64_t sa, int64_t sb)
+{
+    bool a_row = a->size == run && sa == 1 && b->size == out->size;
+    bool b_row = b->size == run && sb == 1 && a->size == out->size;
+    size_t in_size = nd_dtype_size(a->dtype);
+    size_t out_size = nd_dtype_size(out->dtype);
+    size_t row_bytes = (size_t)run * in_size;
+    int64_t rows = out->size / run;
+    int64_t per_call = (int64_t)(REPEAT_BYTES / row_bytes);
+    if (!(a_row || b_row) || per_call < 2 || rows < 2)
+        return false;
+    if (per_call > rows)
+        per_call = rows;
+    _Alignas(64) char repeated[REPEAT_BYTES];
+    size_t filled = row_bytes, total = (size_t)per_call * row_bytes;
+    memcpy(repeated, (a_row ? a : b)->data, row_bytes);
+    while (filled < total) {            /* doubling what is there */
+        size_t n = total - filled < filled ? total - filled : filled;
+        memcpy(repeated + filled, repeated, n);
+        filled += n;
+    }
+    const char *full = (a_row ? b : a)->data;
+    for (int64_t r = 0; r < rows; r += per_call) {
+        int64_t n = (rows - r < per_call ? rows - r : per_call) * run;
+        char *o = (char *)out->data + (size_t)(r * run) * out_size;
+        const char *f = full + (size_t)(r * run) * in_size;
+        if (a_row)
+            kernel(o, repeated, 1, f, 1, n);
+        else
+            kernel(o, f, 1, repeated, 1, n);
+    }
+    return true;
+}
+
 /* Runs kernel over the broadcast of a and b (both of the kernel's input
  * dtype) into out: one call when the operands have out's size or one is
- * a single value, else one call per row of the simplified loop. */
+ * a single value, a call per block of rows when one is a repeated short
+ * row, else one call per row of the simplified loop. */
 static void run_broadcast(BinaryKernel kernel, NdArray *out,
                           const NdArray *a, const NdArray *b)
 {
@@ -205,6 +256,9 @@ static void run_broadcast(BinaryKernel kernel, NdArray *out,
     BroadcastLoop loop = simplify_loop(out, a, b);
     int last = loop.ndim - 1;
     int64_t run = loop.shape[last];
+    if (run_repeated_row(kernel, out, a, b, run, loop.sa[last],
+                         loop.sb[last]))
+        return;
     /* Along a row the strides are 0 or 1, never both 0 (that axis
      * would have extent 1 and been dropped). */
     size_t in_size = nd_dtype_size(a->dtype);
@@ -297,6 +351,92 @@ BINARY_API(nd_less, OP_LT)
 BINARY_API(nd_less_equal, OP_LE)
 BINARY_API(nd_greater, OP_GT)
 BINARY_API(nd_greater_equal, OP_GE)
+
+/* ------------------------------------------------------------ in place */
+
+/* bool < integer < float < complex: NumPy's same_kind casting may
+ * narrow within a kind (float64 to float32) but never go down one. */
+static int kind_rank(NdDtype dtype)
+{
+    if (dtype == ND_BOOL)
+        return 0;
+    if (nd_dtype_is_integer(dtype))
+        return 1;
+    return nd_dtype_is_float(dtype) ? 2 : 3;
+}
+
+/* Whether v, of dst's dtype, shares memory with dst other than element
+ * for element (v is dst itself, or a view of all of it): a kernel
+ * writing into dst would then change elements of v before reading
+ * them. */
+static bool overlaps(const NdArray *dst, const NdArray *v)
+{
+    const char *d = dst->data, *s = v->data;
+    size_t dn = nd_nbytes(dst), sn = nd_nbytes(v);
+    if (s == d && sn == dn)
+        return false;
+    return s < d + dn && d < s + sn;
+}
+
+typedef NdArray *(*BinaryFn)(const NdArray *, const NdArray *);
+
+/* dst = dst OP v, computed with NumPy's promotion and cast back into
+ * dst's storage, as the ufunc's out= does for "dst op= v". When the
+ * result has dst's dtype, the kernel writes it straight into dst;
+ * otherwise fn (nd_add for OP_ADD...) computes it aside first. */
+static void update_in_place(const char *name, BinaryOp op, BinaryFn fn,
+                            NdArray *dst, const NdArray *v)
+{
+    nd_same_device(name, 2, (const NdArray *const[]){dst, v});
+    int64_t shape[ND_MAX_DIMS];
+    int ndim = nd_broadcast_shapes(name, dst, v, shape);
+    bool same = ndim == dst->ndim;
+    for (int d = 0; same && d < ndim; d++)
+        same = shape[d] == dst->shape[d];
+    if (!same) {
+        char d[ND_SHAPE_TEXT], b[ND_SHAPE_TEXT];
+        nd_error(name, "non-broadcastable output operand with shape %s "
+                 "doesn't match the broadcast shape %s", nd_shape_text(d, dst),
+                 nd_format_shape(b, ndim, shape, false));
+    }
+    NdDtype dtype = nd_result_dtype(dst, v);
+    if (kind_rank(dtype) > kind_rank(dst->dtype))
+        nd_error(name, "cannot cast the result from %s to %s with casting "
+                 "rule 'same_kind'", nd_dtype_name(dtype),
+                 nd_dtype_name(dst->dtype));
+    BinaryKernel kernel = binary_kernels[op][dtype];
+    if (dst->device == ND_CPU && dtype == dst->dtype && kernel) {
+        NdArray *cv = nd_as_dtype(v, dtype);
+        bool in_place = !overlaps(dst, cv);
+        if (in_place && dst->size > 0)
+            run_broadcast(kernel, dst, dst, cv);
+        nd_release(cv);
+        if (in_place)
+            return;
+    }
+    NdArray *result = fn(dst, v);      /* dst's shape */
+    if (dst->device == ND_CUDA)
+        nd_gpu_copyto(name, dst, result);
+    else
+        nd_cast_buffer(dst->data, dst->dtype, result->data, result->dtype,
+                       dst->size);
+    nd_release(result);
+}
+
+void nd_iadd(NdArray *dst, const NdArray *v)
+{
+    update_in_place("nd_iadd", OP_ADD, nd_add, dst, v);
+}
+
+void nd_isub(NdArray *dst, const NdArray *v)
+{
+    update_in_place("nd_isub", OP_SUB, nd_sub, dst, v);
+}
+
+void nd_imul(NdArray *dst, const NdArray *v)
+{
+    update_in_place("nd_imul", OP_MUL, nd_mul, dst, v);
+}
 
 /* ------------------------------------------------------------ unary */
 

@@ -1,5 +1,5 @@
 /* ndarray.c - the array object: creation, reference counting, element
- * access, copies and casts, and in-place updates. */
+ * access, copies and casts, and copyto. */
 #include <inttypes.h>
 #include <malloc.h>
 #include <math.h>
@@ -42,14 +42,14 @@ void nd_check_shape(const char *op, int ndim, const int64_t *shape)
             nd_error(op, "negative dimensions are not allowed "
                      "(axis %d is %" PRId64 ")", d, shape[d]);
     int64_t size = 1;
-    for (int d = 0; d < ndim && size > 0; d++) {
-        if (shape[d] > ND_MAX_ELEMENTS / size) {
+    for (int d = 0; d < ndim; d++) {
+        if (__builtin_mul_overflow(size, shape[d], &size) ||
+            size > ND_MAX_ELEMENTS) {
             char text[ND_SHAPE_TEXT];
             nd_error(op, "array is too big; shape %s has more elements "
                      "than memory can hold",
                      nd_format_shape(text, ndim, shape, false));
         }
-        size *= shape[d];
     }
 }
 
@@ -170,16 +170,13 @@ static void free_block(void *data)
     free(data);
 }
 
-/* A zeroed NdArray header, from the cache or calloc; NULL when memory
- * runs out. */
+/* An NdArray header, from the cache or malloc, its fields unset; NULL
+ * when memory runs out. */
 static NdArray *new_header(void)
 {
-    if (cache.nheaders > 0) {
-        NdArray *a = cache.headers[--cache.nheaders];
-        memset(a, 0, sizeof *a);
-        return a;
-    }
-    return calloc(1, sizeof(NdArray));
+    if (cache.nheaders > 0)
+        return cache.headers[--cache.nheaders];
+    return malloc(sizeof(NdArray));
 }
 
 static void free_header(NdArray *a)
@@ -220,10 +217,13 @@ static NdArray *new_array(const char *op, NdDtype dtype, int ndim,
     a->dtype = dtype;
     a->device = ND_CPU;
     a->ndim = ndim;
-    if (ndim > 0)
-        memcpy(a->shape, shape, (size_t)ndim * sizeof *shape);
+    for (int d = 0; d < ndim; d++)
+        a->shape[d] = shape[d];
+    for (int d = ndim; d < ND_MAX_DIMS; d++)
+        a->shape[d] = 0;
     a->size = size;
     a->data = data;
+    a->base = NULL;
     a->refcount = 1;
     return a;
 }
@@ -567,65 +567,6 @@ void nd_copyto(NdArray *dst, const NdArray *src)
         nd_store_complex(dst->data, dst->dtype, i,
                          nd_load_complex(src->data, src->dtype, j));
     }
-}
-
-/* bool < integer < float < complex: NumPy's same_kind casting may
- * narrow within a kind (float64 to float32) but never go down one. */
-static int kind_rank(NdDtype dtype)
-{
-    if (dtype == ND_BOOL)
-        return 0;
-    if (nd_dtype_is_integer(dtype))
-        return 1;
-    return nd_dtype_is_float(dtype) ? 2 : 3;
-}
-
-typedef NdArray *(*BinaryFn)(const NdArray *, const NdArray *);
-
-/* dst = fn(dst, v), computed with NumPy's promotion and cast back into
- * dst's storage, as the ufunc's out= does for "dst op= v". */
-static void update_in_place(const char *op, BinaryFn fn, NdArray *dst,
-                            const NdArray *v)
-{
-    nd_same_device(op, 2, (const NdArray *const[]){dst, v});
-    int64_t shape[ND_MAX_DIMS];
-    int ndim = nd_broadcast_shapes(op, dst, v, shape);
-    bool same = ndim == dst->ndim;
-    for (int d = 0; same && d < ndim; d++)
-        same = shape[d] == dst->shape[d];
-    if (!same) {
-        char d[ND_SHAPE_TEXT], b[ND_SHAPE_TEXT];
-        nd_error(op, "non-broadcastable output operand with shape %s "
-                 "doesn't match the broadcast shape %s", nd_shape_text(d, dst),
-                 nd_format_shape(b, ndim, shape, false));
-    }
-    NdDtype dtype = nd_result_dtype(dst, v);
-    if (kind_rank(dtype) > kind_rank(dst->dtype))
-        nd_error(op, "cannot cast the result from %s to %s with casting "
-                 "rule 'same_kind'", nd_dtype_name(dtype),
-                 nd_dtype_name(dst->dtype));
-    NdArray *result = fn(dst, v);      /* dst's shape */
-    if (dst->device == ND_CUDA)
-        nd_gpu_copyto(op, dst, result);
-    else
-        nd_cast_buffer(dst->data, dst->dtype, result->data, result->dtype,
-                       dst->size);
-    nd_release(result);
-}
-
-void nd_iadd(NdArray *dst, const NdArray *v)
-{
-    update_in_place("nd_iadd", nd_add, dst, v);
-}
-
-void nd_isub(NdArray *dst, const NdArray *v)
-{
-    update_in_place("nd_isub", nd_sub, dst, v);
-}
-
-void nd_imul(NdArray *dst, const NdArray *v)
-{
-    update_in_place("nd_imul", nd_mul, dst, v);
 }
 
 /* ------------------------------------------------------------ broadcast */

@@ -160,24 +160,36 @@ static void bump_last_digit(char *text)
     text[first] = '1';
 }
 
+/* Writes into text the n-digit candidate for x that reads back as x,
+ * the nearest or else the next one up; false when neither does. With n
+ * digits the nearest usually decides; just above a power of two the
+ * gap below x is half the gap above, so the next one up is tried too. */
+static bool candidate_reads_back(char text[48], double x, bool single,
+                                 int n)
+{
+    snprintf(text, 48, "%.*e", n - 1, x);
+    if (reads_back(text, x, single))
+        return true;
+    bump_last_digit(text);
+    return reads_back(text, x, single);
+}
+
 /* The fewest digits that read back as x (float32 digits when single):
- * Dragon4's "unique" digits, the same as Python's repr. With n digits
- * the nearest candidate usually decides; just above a power of two the
- * gap below x is half the gap above, so the next candidate up is tried
- * too. */
+ * Dragon4's "unique" digits, the same as Python's repr. A number that
+ * reads back with n digits also does with more, and most need all but
+ * at most two of the max_digits: when max_digits - 2 do not read back,
+ * the search goes on from there, else it starts from 1. */
 static Decimal shortest_decimal(double x, bool single)
 {
     char text[48];
     int max_digits = single ? 9 : 17;
-    for (int n = 1; n <= max_digits; n++) {
-        snprintf(text, sizeof text, "%.*e", n - 1, x);
-        if (reads_back(text, x, single))
-            break;
-        bump_last_digit(text);
-        if (reads_back(text, x, single))
-            break;
-    }   /* (max_digits digits always read back) */
-    return decimal_from_text(text);
+    int n = candidate_reads_back(text, x, single, max_digits - 2)
+                ? 1 : max_digits - 1;
+    for (; n < max_digits; n++)
+        if (candidate_reads_back(text, x, single, n))
+            return decimal_from_text(text);
+    snprintf(text, sizeof text, "%.*e", max_digits - 1, x);
+    return decimal_from_text(text);     /* max_digits always read back */
 }
 
 /* Characters before the point: the sign and the integer digits. */

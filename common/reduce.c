@@ -109,8 +109,11 @@ static int64_t min_i64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 /* A reduction is two kernels per dtype:
  *   along:  *acc = *acc (+) every element of row[0..n), in order;
- *   across: acc[i] = acc[i] (+) row[i] for i < n. */
+ *   across: acc[i] = acc[i] (+) row[i] for i < n, for each of nrows
+ *           consecutive rows of n elements in turn. */
 typedef void (*RowKernel)(void *acc, const void *row, int64_t n);
+typedef void (*RowsKernel)(void *acc, const void *rows, int64_t nrows,
+                           int64_t n);
 
 #define SUM_ALONG(NAME, T, PAIRWISE)                                      \
     static void NAME(void *acc_, const void *row_, int64_t n)             \
@@ -157,22 +160,25 @@ static void sum_along_i64(void *acc_, const void *row_, int64_t n)
         *acc = wrapping_add(*acc, row[i]);
 }
 
-static void sum_across_i64(void *acc_, const void *row_, int64_t n)
+static void sum_across_i64(void *acc_, const void *rows, int64_t nrows,
+                           int64_t n)
 {
     int64_t *acc = acc_;
-    const int64_t *row = row_;
-    for (int64_t i = 0; i < n; i++)
-        acc[i] = wrapping_add(acc[i], row[i]);
+    const int64_t *row = rows;
+    for (int64_t r = 0; r < nrows; r++, row += n)
+        for (int64_t i = 0; i < n; i++)
+            acc[i] = wrapping_add(acc[i], row[i]);
 }
 
 #define ACROSS(NAME, T, COMBINE)                                          \
-    VECTOR_CLONES static void NAME(void *acc_, const void *row_,          \
-                                   int64_t n)                             \
+    VECTOR_CLONES static void NAME(void *acc_, const void *rows,          \
+                                   int64_t nrows, int64_t n)              \
     {                                                                     \
         T *acc = acc_;                                                    \
-        const T *row = row_;                                              \
-        for (int64_t i = 0; i < n; i++)                                   \
-            acc[i] = COMBINE(acc[i], row[i]);                             \
+        const T *row = rows;                                              \
+        for (int64_t r = 0; r < nrows; r++, row += n)                     \
+            for (int64_t i = 0; i < n; i++)                               \
+                acc[i] = COMBINE(acc[i], row[i]);                         \
     }
 
 #define ALONG(NAME, T, COMBINE)                                           \
@@ -214,7 +220,7 @@ typedef struct Reduction {
     const char *numpy_name;     /* "maximum", for the empty-array error */
     Identity identity;          /* where each result starts */
     RowKernel along[ND_NUM_DTYPES];
-    RowKernel across[ND_NUM_DTYPES];
+    RowsKernel across[ND_NUM_DTYPES];
 } Reduction;
 
 /* NULL kernels: dtypes the reduction refuses. nd_sum casts integers and
@@ -327,21 +333,33 @@ static Plan make_plan(const NdArray *a, const bool reduced[ND_MAX_DIMS])
 }
 
 /* Walks the input one row of the plan's last axis at a time (in C
- * order) and folds each row into the result. */
+ * order) and folds each row into the result. When the last axis is
+ * kept and the one before it reduced, the rows of that one fold into
+ * the same results one after another: one across call takes them all
+ * (the sum over axis 0 of a (100, 10) array is one call, not 100). */
 static void run_plan(const Plan *p, const Reduction *r, NdArray *out,
                      const NdArray *in)
 {
     int last = p->ndim - 1;
     int64_t n = p->extent[last];
-    RowKernel kernel = p->reduced[last] ? r->along[in->dtype]
-                                        : r->across[in->dtype];
+    bool along = p->reduced[last];
+    int outer = last;                   /* the axes walked one by one */
+    int64_t nrows = 1;                  /* rows per call */
+    if (!along && last > 0 && p->reduced[last - 1]) {
+        outer = last - 1;
+        nrows = p->extent[outer];
+    }
     size_t elsize = nd_dtype_size(in->dtype);
-    int64_t index[ND_MAX_DIMS] = {0};   /* over the axes before last */
+    int64_t index[ND_MAX_DIMS] = {0};   /* over the outer axes */
     int64_t offset = 0;                 /* of the row's result */
-    for (int64_t start = 0; start < in->size; start += n) {
-        kernel((char *)out->data + offset * elsize,
-               (const char *)in->data + start * elsize, n);
-        for (int d = last - 1; d >= 0; d--) {
+    for (int64_t start = 0; start < in->size; start += nrows * n) {
+        char *acc = (char *)out->data + offset * elsize;
+        const char *row = (const char *)in->data + start * elsize;
+        if (along)
+            r->along[in->dtype](acc, row, n);
+        else
+            r->across[in->dtype](acc, row, nrows, n);
+        for (int d = outer - 1; d >= 0; d--) {
             offset += p->out_stride[d];
             if (++index[d] < p->extent[d])
                 break;

@@ -300,6 +300,40 @@ static void test_float32_broadcast_and_bits(void **state)
     nd_release(q);
 }
 
+/* One row repeated over many (a bias added to every row): computed in
+ * blocks of rows, each element as on its own, in either operand order;
+ * (1000, 3) float64 rows span several blocks. */
+static void test_repeated_row_every_element(void **state)
+{
+    (void)state;
+    enum { ROWS = 1000, COLS = 3 };
+    double x[ROWS * COLS];
+    for (int i = 0; i < ROWS * COLS; i++)
+        x[i] = i * 0.37 - 5;
+    NdArray *a = nd_from_buffer(ND_FLOAT64, ND_SHAPE(ROWS, COLS), x);
+    NdArray *row = nd_from_buffer(ND_FLOAT64, ND_SHAPE(COLS),
+                                  (double[]){0.1, -2.5, 7});
+    NdArray *y = nd_sub(a, row), *z = nd_sub(row, a);
+    for (int i = 0; i < ROWS * COLS; i++) {
+        double r = ND_DATA(row, double)[i % COLS];
+        assert_true(ND_DATA(y, double)[i] == x[i] - r);
+        assert_true(ND_DATA(z, double)[i] == r - x[i]);
+    }
+    NdArray *n = nd_from_buffer(ND_INT64, ND_SHAPE(2, 1, 2),
+                                (int64_t[]){1, 2, 3, 4});
+    NdArray *m = nd_from_buffer(ND_INT64, ND_SHAPE(2),
+                                (int64_t[]){10, 20});
+    NdArray *p = nd_mul(m, n);
+    EXPECT_ARRAY(p, ND_INT64, ND_SHAPE(2, 1, 2), 10, 40, 30, 80);
+    nd_release(a);
+    nd_release(row);
+    nd_release(y);
+    nd_release(z);
+    nd_release(n);
+    nd_release(m);
+    nd_release(p);
+}
+
 /* ------------------------------------------------------------ dtypes */
 
 static void test_comparisons_give_bool(void **state)
@@ -985,6 +1019,26 @@ static void test_iadd_imul_broadcast_and_cast_back(void **state)
     nd_release(ten);
 }
 
+/* dst op= v where v is dst itself, or a view of all of it: each element
+ * is read before it is written, as NumPy's in-place ufuncs do. */
+static void test_in_place_with_itself(void **state)
+{
+    (void)state;
+    NdArray *x = nd_from_buffer(ND_FLOAT64, ND_SHAPE(6),
+                                (double[]){1, 2, 3, 4, 5, 6});
+    void *data = x->data;
+    nd_iadd(x, x);
+    assert_ptr_equal(x->data, data);
+    EXPECT_ARRAY(x, ND_FLOAT64, ND_SHAPE(6), 2, 4, 6, 8, 10, 12);
+    NdArray *row = nd_reshape(x, ND_SHAPE(1, 6));   /* a view of x */
+    nd_imul(row, x);
+    EXPECT_ARRAY(x, ND_FLOAT64, ND_SHAPE(6), 4, 16, 36, 64, 100, 144);
+    nd_isub(row, x);
+    EXPECT_ARRAY(x, ND_FLOAT64, ND_SHAPE(6), 0, 0, 0, 0, 0, 0);
+    nd_release(row);
+    nd_release(x);
+}
+
 static void test_copyto_broadcasts_and_casts(void **state)
 {
     (void)state;
@@ -1148,6 +1202,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_binary_ops_broadcast),
         cmocka_unit_test(test_float32_broadcast_and_bits),
+        cmocka_unit_test(test_repeated_row_every_element),
         cmocka_unit_test(test_comparisons_give_bool),
         cmocka_unit_test(test_int_ops),
         cmocka_unit_test(test_int_true_division_is_float64),
@@ -1171,6 +1226,7 @@ int main(void)
         cmocka_unit_test(test_clip),
         cmocka_unit_test(test_isub_float32_like_numpy_sgd),
         cmocka_unit_test(test_iadd_imul_broadcast_and_cast_back),
+        cmocka_unit_test(test_in_place_with_itself),
         cmocka_unit_test(test_copyto_broadcasts_and_casts),
         cmocka_unit_test(test_allclose),
         cmocka_unit_test(test_array_equal),

@@ -100,12 +100,22 @@ static void test_matmul_negative_zero(void **state)
     NdArray *outer = nd_matmul(col, row);   /* k == 1 */
     EXPECT_ARRAY(outer, ND_FLOAT64, ND_SHAPE(2, 2), 0, 0, 1, 2);
     assert_false(signbit(ND_DATA(outer, double)[0]));
+    /* taller than wide, (3, 1) @ (1, 2): computed column by column */
+    NdArray *tall = F64(ND_SHAPE(3, 1), -0.0, 0.5, 3.0);
+    NdArray *tall_outer = nd_matmul(tall, row);
+    EXPECT_ARRAY(tall_outer, ND_FLOAT64, ND_SHAPE(3, 2), 0, 0, 0.5, 1, 3, 6);
+    assert_false(signbit(ND_DATA(tall_outer, double)[1]));
+    NdArray *f = nd_matmul_t(row, true, tall, true);    /* (2, 3) */
+    EXPECT_ARRAY(f, ND_FLOAT64, ND_SHAPE(2, 3), 0, 0.5, 3, 0, 1, 6);
     nd_release(a);
     nd_release(b);
     nd_release(c);
     nd_release(col);
     nd_release(row);
     nd_release(outer);
+    nd_release(tall);
+    nd_release(tall_outer);
+    nd_release(f);
 }
 
 static void test_matmul_dtypes(void **state)
