@@ -129,7 +129,7 @@ static void function_clear(Object *object)
     f->ninputs = 0;
     for (int i = 0; i < n; i++)
         release(inputs[i]);
-    free(inputs);
+    block_free(inputs, n * sizeof *inputs);
 }
 
 /* Frees f when nothing refers to it any more: drops its references to
@@ -141,8 +141,8 @@ static void function_destroy(Object *object)
     function_clear(object);
     if (f->cls->destroy)
         f->cls->destroy(f);
-    free(f->outputs);
-    free(f);
+    block_free(f->outputs, f->noutputs * sizeof *f->outputs);
+    object_free(object);
     functions_alive--;
 }
 
@@ -199,7 +199,7 @@ static void variable_destroy(Object *object)
     Variable *v = (Variable *)object;
     variable_clear(object);
     nd_release(v->data);
-    free(v);
+    object_free(object);
     variables_alive--;
 }
 
@@ -242,12 +242,12 @@ Variable *function_apply(Function *f, int n, Variable *inputs[])
         xs[i] = inputs[i]->data;
     f->cls->forward(f, xs, ys);
 
-    Variable **outputs = allocate(m, sizeof *outputs, "function_apply");
+    Variable **outputs = block_new(m * sizeof *outputs, "function_apply");
     for (int i = 0; i < m; i++)
         outputs[i] = variable(ys[i]);
     Variable *output = outputs[0];
     if (!config.enable_backprop) {      /* no graph to record */
-        free(outputs);
+        block_free(outputs, m * sizeof *outputs);
         return output;
     }
 
@@ -258,7 +258,7 @@ Variable *function_apply(Function *f, int n, Variable *inputs[])
     for (int i = 0; i < m; i++)
         set_creator(outputs[i], f);
     f->ninputs = n;
-    f->inputs = allocate(n, sizeof *f->inputs, "function_apply");
+    f->inputs = block_new(n * sizeof *f->inputs, "function_apply");
     for (int i = 0; i < n; i++)
         f->inputs[i] = retain(inputs[i]);
     f->noutputs = m;

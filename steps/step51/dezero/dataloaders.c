@@ -21,7 +21,7 @@ static void dataloader_destroy(Object *object)
     DataLoader *loader = (DataLoader *)object;
     dataloader_clear(object);
     nd_release(loader->index);
-    free(loader);
+    object_free(object);
 }
 
 /* Shows the collector the loader's reference: its dataset. */

@@ -19,7 +19,7 @@ static void dataset_destroy(Object *object)
     Dataset *d = (Dataset *)object;
     nd_release(d->label);
     nd_release(d->data);
-    free(d);
+    object_free(object);
 }
 
 /* A dataset refers to no object, only to arrays: nothing to show the

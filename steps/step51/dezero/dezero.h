@@ -78,6 +78,7 @@ struct Object {
                                  * outside the objects, then 0 for the
                                  * unreachable */
     Object *gc_work;            /* gc_collect's lists */
+    size_t size;                /* its bytes, for object_free */
 };
 
 /* An autorelease pool (its fields are memory.c's). */
@@ -85,6 +86,11 @@ typedef struct Pool Pool;
 
 /* calloc that stops with an error naming who when memory runs out. */
 void *allocate(size_t count, size_t size, const char *who);
+/* allocate(1, size, who) for a block that block_free gives back, which
+ * keeps it for the next block of that size: for the small blocks made
+ * and freed by the thousand. */
+void *block_new(size_t size, const char *who);
+void block_free(void *block, size_t size);
 /* Adds a reference to object, a Variable or a Function; returns it. */
 void *retain(void *object);
 /* Drops a reference; frees the object at zero. Accepts NULL. */
@@ -97,8 +103,11 @@ void *autorelease(void *object);
  * innermost pool can be drained. */
 void pool_drain(Pool *pool);
 /* A new zeroed object of size bytes, a struct that starts with an
- * Object, owned by the innermost pool; type->destroy frees it. */
+ * Object, owned by the innermost pool; type->destroy frees it with
+ * object_free. */
 void *object_new(size_t size, const ObjectType *type, const char *who);
+/* Gives back the memory of an object made by object_new. */
+void object_free(Object *object);
 
 /* Frees every group of objects that refer to one another and to which
  * nothing else refers: cycles, which reference counts never free

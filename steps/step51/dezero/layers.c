@@ -36,7 +36,7 @@ static void layer_clear(Object *object)
 static void layer_destroy(Object *object)
 {
     layer_clear(object);
-    free(object);
+    object_free(object);
     layers_alive--;
 }
 

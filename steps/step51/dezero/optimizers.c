@@ -41,7 +41,7 @@ static void optimizer_destroy(Object *object)
     Optimizer *o = (Optimizer *)object;
     optimizer_clear(object);
     free(o->hooks);
-    free(o);
+    object_free(object);
 }
 
 /* Shows the collector the optimizer's references. */
