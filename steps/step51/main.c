@@ -70,7 +70,7 @@ int main(void)
     for (int epoch = 0; epoch < max_epoch; epoch++) {
         double sum_loss = 0, sum_acc = 0;
         int64_t seen = 0;
-        NdArray *x, *t;                     // (100, 784) float32, (100,)
+        NdArray *x, *t;             // (100, 784) float32, (100,) uint8
         char label[32];
         snprintf(label, sizeof label, "epoch %d", epoch + 1);
         NdProgress *progress = nd_progress_start(label,
