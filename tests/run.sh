@@ -92,6 +92,8 @@ done
 echo "$BUILD/golden_test|tests/golden_test.c|$LIBND" >> "$jobs_file"
 # The program that leaks on purpose, to prove the leak checkers work.
 echo "$BUILD/canary_leak|tests/canary_leak.c|" >> "$jobs_file"
+# The writer of the suite's tiny MNIST, for the valgrind runs below.
+echo "$BUILD/mnist_tiny|tests/mnist_tiny.c|" >> "$jobs_file"
 
 # A test program is rebuilt only when it is missing, when its command
 # changed (flags, objects: kept in out.cmd), or when a file it was built
@@ -223,13 +225,24 @@ fi
 # picture classifies a grid of 4.3 million points, which valgrind takes
 # over a minute on: DEZERO_GRID_STEP makes the grid 100 times coarser
 # here, the same code on 43,000 points (the golden test runs it whole).
+# A step that reads data gets its inputs (tests/golden/inputs.tsv) in
+# the scratch folder; step 51's MNIST takes valgrind minutes an epoch
+# even on the tiny set, so valgrind sees one epoch (DEZERO_EPOCHS) of
+# 100 training and 100 test images: every line of the program, once.
 VALGRIND=(valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect
           --error-exitcode=99 --quiet)
 leak_check() {   # NN
-    local program=$ROOT/steps/step$1/step$1 report scratch
+    local program=$ROOT/steps/step$1/step$1 report scratch input
     scratch=$(mktemp -d)
+    input=$(awk -v s="step$1" '$1 == s { print $2 }' tests/golden/inputs.tsv)
+    case $input in
+        '') ;;
+        mnist-tiny) "./$BUILD/mnist_tiny" "$scratch" 100 100 ;;
+        *) echo "tests/golden/inputs.tsv: step$1: no input $input"; false ;;
+    esac || { rm -rf "$scratch"; return 1; }
     report=$(cd "$scratch" && DEZERO_CACHE_DIR=$scratch \
-        DEZERO_GRID_STEP=0.01 "${VALGRIND[@]}" "$program" 2>&1 >/dev/null)
+        DEZERO_GRID_STEP=0.01 DEZERO_EPOCHS=1 \
+        "${VALGRIND[@]}" "$program" 2>&1 >/dev/null)
     local status=$?
     rm -rf "$scratch"
     if [ $status -eq 99 ]; then

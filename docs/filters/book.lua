@@ -134,7 +134,7 @@ local ALLOWED = {
   diff = { step = 1, from = 1, file = 1, name = 1, context = 1,
            caption = 1, fold = 1 },
   output = { step = 1, run = 1, stderr = 1, head = 1, tail = 1, args = 1,
-             status = 1, caption = 1 },
+             status = 1, caption = 1, file = 1 },
   compile = { step = 1, file = 1, cflags = 1, caption = 1 },
   dot = { step = 1, file = 1, args = 1, caption = 1, width = 1 },
   image = { step = 1, file = 1, args = 1, caption = 1, width = 1 },
@@ -1049,7 +1049,37 @@ local function head_tail(text, head, tail)
   return table.concat(out, '\n')
 end
 
+-- A file kept in the repository (a path from the root), for what the
+-- book cannot run or draw itself, such as a step on data it does not
+-- have: the caption must say where it comes from. Returns its path.
+local function kept_file(attrs, kind)
+  if not attrs.caption or attrs.caption:match('^%s*$') then
+    fail('a .%s block with file= and no step= shows a file kept in the'
+      .. ' repository: give caption= saying when and how it was made', kind)
+  end
+  local full = ROOT .. '/' .. attrs.file
+  if not exists(full) then
+    fail('%s does not exist', attrs.file)
+  end
+  depend(full)
+  return full
+end
+
 local function output(block, attrs)
+  if attrs.file then
+    if attrs.step or attrs.run or attrs.args or attrs.stderr
+        or attrs.status then
+      fail('file= shows a file as it is: it takes no step=, run=, args=,'
+        .. ' stderr= or status=')
+    end
+    local full = kept_file(attrs, 'output')
+    if CHECK then
+      return nil
+    end
+    local text = head_tail(read_file(full), number(attrs.head, 'head'),
+      number(attrs.tail, 'tail')):gsub('\n$', '')
+    return listing(attrs.caption, text, 'output')
+  end
   local nn = need_step(attrs)
   local run = flag(attrs.run, 'run')
   local with_stderr = flag(attrs.stderr, 'stderr')
@@ -1235,6 +1265,24 @@ local function dot(block, attrs)
 end
 
 local function image(block, attrs)
+  if attrs.file and not attrs.step then
+    if attrs.args then
+      fail('args= needs step= (without it, file= is a picture kept in the'
+        .. ' repository)')
+    end
+    local full = kept_file(attrs, 'image')
+    if not attrs.file:match('%.svg$') and not attrs.file:match('%.png$')
+      and not attrs.file:match('%.jpe?g$') then
+      fail('file=%s: the book shows .svg, .png and .jpg pictures', attrs.file)
+    end
+    if CHECK then
+      return nil
+    end
+    ensure_dir(BUILD .. '/img')
+    local name = 'kept-' .. attrs.file:gsub('[^%w_%-%.]', '_')
+    copy_picture(full, BUILD .. '/img/' .. name)
+    return figure('img/' .. name, attrs)
+  end
   local full, nn = produced_file(attrs, 'image')
   if not full then
     return nil
