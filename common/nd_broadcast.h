@@ -6,13 +6,7 @@
 
 #include <stdint.h>
 
-#ifndef ND_HOST_DEVICE
-#ifdef __CUDACC__
-#define ND_HOST_DEVICE __host__ __device__
-#else
-#define ND_HOST_DEVICE
-#endif
-#endif
+#include "nd_host_device.h"
 
 enum { ND_BCAST_MAX_DIMS = 8 };
 

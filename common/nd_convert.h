@@ -10,13 +10,7 @@
 
 #include <stdint.h>
 
-#ifndef ND_HOST_DEVICE
-#ifdef __CUDACC__
-#define ND_HOST_DEVICE __host__ __device__
-#else
-#define ND_HOST_DEVICE
-#endif
-#endif
+#include "nd_host_device.h"
 
 /* x truncated towards zero; INT64_MIN where int64 cannot hold it. */
 ND_HOST_DEVICE static inline int64_t nd_float_to_int64(double x)
