@@ -169,6 +169,20 @@ __device__ inline int64_t reduced_offset(int64_t r, const Walk &w)
 
 /* ------------------------------------------------------------ kernels */
 
+/* The elements of the result at base whose reduced positions run from
+ * first (included) to end (excluded) by step, folded. */
+template <class Op, class T>
+__device__ inline typename Op::Acc fold(const T *base, const Plan &p,
+                                        int64_t first, int64_t end,
+                                        int64_t step)
+{
+    typename Op::Acc acc = Op::identity();
+    for (int64_t r = first; r < end; r += step)
+        acc = Op::combine(acc, Op::load(base[reduced_offset(r, p.reduced)],
+                                        r));
+    return acc;
+}
+
 /* One thread per result. */
 template <class Op, class T>
 __global__ void reduce_threads(typename Op::Out *out, const T *in,
@@ -176,11 +190,7 @@ __global__ void reduce_threads(typename Op::Out *out, const T *in,
 {
     ND_GPU_FOR(o, p.nout) {
         const T *base = in + walk_offset(o, p.kept);
-        typename Op::Acc acc = Op::identity();
-        for (int64_t r = 0; r < p.nreduced; r++)
-            acc = Op::combine(acc, Op::load(base[reduced_offset(r, p.reduced)],
-                                            r));
-        out[o] = Op::finish(acc, count);
+        out[o] = Op::finish(fold<Op>(base, p, 0, p.nreduced, 1), count);
     }
 }
 
@@ -199,11 +209,8 @@ __global__ void reduce_blocks(typename Op::Acc *partial, const T *in,
         int64_t end = first + chunk < p.nreduced ? first + chunk
                                                  : p.nreduced;
         const T *base = in + walk_offset(o, p.kept);
-        Acc acc = Op::identity();
-        for (int64_t r = first + threadIdx.x; r < end; r += blockDim.x)
-            acc = Op::combine(acc, Op::load(base[reduced_offset(r, p.reduced)],
-                                            r));
-        tree[threadIdx.x] = acc;
+        tree[threadIdx.x] = fold<Op>(base, p, first + threadIdx.x, end,
+                                     blockDim.x);
         __syncthreads();
         for (unsigned half = blockDim.x / 2; half > 0; half /= 2) {
             if (threadIdx.x < half)
@@ -236,13 +243,9 @@ __global__ void reduce_columns(typename Op::Acc *partial, const T *in,
     int64_t chunk = (p.nreduced + split - 1) / split;
     int64_t first = blockIdx.y * chunk;
     int64_t end = first + chunk < p.nreduced ? first + chunk : p.nreduced;
-    Acc acc = Op::identity();
-    if (o < p.nout) {
-        const T *base = in + walk_offset(o, p.kept);
-        for (int64_t r = first + threadIdx.y; r < end; r += kRowGroups)
-            acc = Op::combine(acc, Op::load(base[reduced_offset(r, p.reduced)],
-                                            r));
-    }
+    Acc acc = o < p.nout ? fold<Op>(in + walk_offset(o, p.kept), p,
+                                    first + threadIdx.y, end, kRowGroups)
+                         : Op::identity();
     tree[threadIdx.y * kColumns + threadIdx.x] = acc;
     __syncthreads();
     if (threadIdx.y == 0 && o < p.nout) {
