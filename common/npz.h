@@ -54,7 +54,8 @@ NdNpz *nd_npz_open(const char *path);
 const char *const *nd_npz_keys(const NdNpz *npz, int *count);
 
 /* np.load(path)[key]: reads the member key + ".npy" (or key itself,
- * when a member has that name) and returns it as a new host array. */
+ * when a member has that name); returns a new host array, a new
+ * reference the caller releases. */
 NdArray *nd_npz_get(NdNpz *npz, const char *key);
 
 /* Closes npz and frees it, with its keys. Accepts NULL. */
