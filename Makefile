@@ -2,7 +2,7 @@
 #   make run            build every step, run the latest
 #   make test [STEP=N]  the test suite (SANITIZE=1: under ASan+UBSan)
 #   make -C steps/stepNN, make diff STEP=N, make book, make bench
-#   make fuzz           the IDX reader under libFuzzer (clang; minutes)
+#   make fuzz           the IDX and .npz readers under libFuzzer (clang)
 
 SHELL := /bin/bash
 STEPS := $(sort $(wildcard steps/step[0-9][0-9]))
@@ -53,8 +53,9 @@ clean:
 
 .PHONY: all deps steps run test diff book bench clean
 
-# The IDX reader (common/idx.c) under libFuzzer for a million inputs
-# (RUNS=N for another count): too slow for `make test`. tests/fuzz/.
+# The IDX and .npz readers (common/idx.c, npz.c) under libFuzzer, for a
+# million inputs each (RUNS=N for another count): too slow for `make
+# test`. tests/fuzz/.
 fuzz: deps
 	@$(MAKE) --no-print-directory -C tests/fuzz run
 

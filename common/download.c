@@ -18,7 +18,7 @@
 #include <zlib.h>
 
 #include "download.h"
-#include "nd.h"
+#include "nd_internal.h"
 #include "progress.h"
 
 enum { SHA256_HEX = 64 };
@@ -289,21 +289,12 @@ static bool try_mirror(const char *url, const char *path,
                        const NdRemoteFile *file, char *problem, size_t size,
                        bool *local)
 {
-    char *temporary = format_text("nd_get_file", "%s.part-XXXXXX", path);
-    int fd = mkstemp(temporary);
-    mode_t mask = umask(0);             /* mkstemp's 0600, made 0666 less */
-    umask(mask);                        /* the umask, as open() would */
-    if (fd >= 0 && fchmod(fd, 0666 & ~mask) != 0) {
-        int error = errno;
-        close(fd);
-        unlink(temporary);
-        fd = -1;
-        errno = error;
-    }
+    char *temporary;
+    int fd = nd_open_temporary(path, &temporary);
     if (fd < 0) {
-        snprintf(problem, size, "cannot make %s: %s; set DEZERO_CACHE_DIR "
-                 "to a folder you can write", temporary, strerror(errno));
-        free(temporary);
+        snprintf(problem, size, "cannot make %s.part-XXXXXX: %s; set "
+                 "DEZERO_CACHE_DIR to a folder you can write", path,
+                 strerror(errno));
         *local = true;
         return false;
     }

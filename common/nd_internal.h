@@ -1,8 +1,8 @@
 /* nd_internal.h - what the files of common/ share and nothing outside
  * them uses: allocation, checks that report through nd_error, element
- * conversion between dtypes, the broadcast of two shapes, threads for
- * large operations, and (from nd_gpu.h) the GPU half that operations on
- * device arrays call. */
+ * conversion between dtypes, the broadcast of two shapes, files written
+ * under a temporary name, threads for large operations, and (from
+ * nd_gpu.h) the GPU half that operations on device arrays call. */
 #ifndef ND_INTERNAL_H
 #define ND_INTERNAL_H
 
@@ -60,6 +60,13 @@ NdArray *nd_as_dtype(const NdArray *a, NdDtype dtype);
  * Writes out_shape (ND_MAX_DIMS entries) and returns its ndim. */
 int nd_broadcast_shapes(const char *op, const NdArray *a, const NdArray *b,
                         int64_t *out_shape);
+
+/* Files written whole or not at all (tempfile.c): creates an empty file
+ * named path.part-XXXXXX next to path, with the permissions open()
+ * gives a new file (0666 less the umask), to be renamed to path once
+ * complete. Returns its descriptor and stores its malloc'd name in
+ * *temporary, or returns -1 with errno set and *temporary NULL. */
+int nd_open_temporary(const char *path, char **temporary);
 
 /* Threads (parallel.c). nd_parallel_run calls work(context, t) for every
  * t < threads, each on its own thread (t = 0 on the caller's), and

@@ -47,6 +47,7 @@ done
 { has_header zlib.h && has_library z; } || want zlib1g-dev
 { has_header curl/curl.h && has_library curl; } || want libcurl4-openssl-dev
 { has_header openssl/evp.h && has_library crypto; } || want libssl-dev
+{ has_header zip.h && has_library zip; } || want libzip-dev
 { has_header cmocka.h && has_library cmocka; } || want libcmocka-dev
 has_command pandoc || want pandoc
 has_command dot || want graphviz

@@ -13,8 +13,9 @@ CFLAGS += -fvect-cost-model=dynamic
 # Math functions never set errno (results are unchanged): lets GCC call
 # libmvec's SIMD exp, log, sin... from vectorised loops (elementwise.c).
 CFLAGS += -fno-math-errno
-# libcurl fetches datasets (download.c), with libcrypto's SHA-256.
-LDLIBS := -lopenblas -lfftw3 -lmvec -lm -lz -ldl -lcurl -lcrypto
+# libcurl fetches datasets (download.c), with libcrypto's SHA-256;
+# libzip reads and writes .npz archives (npz.c).
+LDLIBS := -lopenblas -lfftw3 -lmvec -lm -lz -ldl -lcurl -lcrypto -lzip
 
 ifeq ($(WERROR),1)
 CFLAGS += -Werror

@@ -14,19 +14,23 @@ ROOT=$PWD
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
-# The stand-in compiler: it fails when one of its arguments, or a line
-# it reads on stdin (a header probe's #include), contains an entry of
-# FAIL_PROBES (a space-separated list, e.g. "-lopenblas fftw3.h").
-# Builtins only: PATH holds nothing but the stand-ins.
+# The stand-in compiler: it fails when one of its arguments, or the
+# header that a header probe's #include (read on stdin) names, is an
+# entry of FAIL_PROBES (a space-separated list, e.g. "-lopenblas
+# fftw3.h"). Whole words: failing -lz must not fail -lzip. Builtins
+# only: PATH holds nothing but the stand-ins.
 cat > "$TMP/cc" <<'EOF'
 #!/bin/bash
-probe="$*"
+words=("$@")
 if [ "$1" = -E ]; then
     read -r line
-    probe="$probe $line"
+    line=${line#*<}
+    words+=("${line%>*}")
 fi
 for f in ${FAIL_PROBES:-}; do
-    case $probe in *"$f"*) exit 1 ;; esac
+    for w in "${words[@]}"; do
+        [ "$w" = "$f" ] && exit 1
+    done
 done
 exit 0
 EOF
@@ -96,11 +100,13 @@ tests=(
     "no curl/curl.h|expect libcurl4-openssl-dev curl/curl.h"
     "no -lcrypto (OpenSSL)|expect libssl-dev -lcrypto"
     "no openssl/evp.h|expect libssl-dev openssl/evp.h"
+    "no -lzip|expect libzip-dev -lzip"
+    "no zip.h|expect libzip-dev zip.h"
     "no -lcmocka|expect libcmocka-dev -lcmocka"
     "no cmocka.h|expect libcmocka-dev cmocka.h"
     "no -lmvec (glibc)|expect libc6-dev -lmvec"
     "no -lm and -ldl name libc6-dev once|expect libc6-dev '-lm -ldl'"
-    "no compiler|expect 'gcc libc6-dev libopenblas-dev libfftw3-dev zlib1g-dev libcurl4-openssl-dev libssl-dev libcmocka-dev' '' cc"
+    "no compiler|expect 'gcc libc6-dev libopenblas-dev libfftw3-dev zlib1g-dev libcurl4-openssl-dev libssl-dev libzip-dev libcmocka-dev' '' cc"
     "no pandoc|expect pandoc '' pandoc"
     "no dot|expect graphviz '' dot"
     "no gnuplot|expect gnuplot-nox '' gnuplot"

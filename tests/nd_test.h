@@ -45,6 +45,15 @@ static inline void nd_test_error_handler(const char *message)
                      nd_test_message, substring);                         \
     } while (0)
 
+/* After EXPECT_ND_ERROR: asserts that the message also contains text,
+ * for a message checked piece by piece. */
+#define EXPECT_MESSAGE_HAS(text)                                          \
+    do {                                                                  \
+        if (!strstr(nd_test_message, text))                               \
+            fail_msg("error \"%s\" does not contain \"%s\"",              \
+                     nd_test_message, text);                              \
+    } while (0)
+
 /* ---- failures that name the test's own file and line
  *
  * The EXPECT_ macros below pass __FILE__ and __LINE__ of the test that

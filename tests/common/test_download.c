@@ -23,6 +23,7 @@
 #include "download.h"
 #include "nd_test.h"
 #include "capture_stderr.h"
+#include "scratch.h"
 
 /* ------------------------------------------------------------ content */
 
@@ -165,11 +166,10 @@ static int start_server(void)
 
 /* ------------------------------------------------------------ fixtures */
 
-static char scratch[64], cache[128];
+static char cache[128];
 
 static int set_up(void **state)
 {
-    (void)state;
     for (size_t i = 0; i < 1000; i++)
         labels[8 + i] = (unsigned char)(i * 7 % 10);
     memcpy(labels, "\x00\x00\x08\x01\x00\x00\x03\xe8", 8);
@@ -188,32 +188,11 @@ static int set_up(void **state)
                              "HTTPS_PROXY", "all_proxy", "ALL_PROXY"};
     for (size_t i = 0; i < sizeof proxies / sizeof *proxies; i++)
         unsetenv(proxies[i]);
-    strcpy(scratch, "/tmp/test_download.XXXXXX");
-    if (!mkdtemp(scratch))
+    if (make_scratch(state) != 0)
         return -1;
     snprintf(cache, sizeof cache, "%s/cache", scratch);
     setenv("DEZERO_CACHE_DIR", cache, 1);
     return start_server();
-}
-
-/* Removes what folder holds (files and folders), and when remove is
- * set, folder itself. */
-static void empty_folder(const char *folder, bool remove)
-{
-    DIR *dir = opendir(folder);
-    if (!dir)
-        return;
-    struct dirent *entry;
-    char path[512];
-    while ((entry = readdir(dir)))
-        if (strcmp(entry->d_name, ".") && strcmp(entry->d_name, "..")) {
-            snprintf(path, sizeof path, "%s/%s", folder, entry->d_name);
-            if (unlink(path) != 0)
-                empty_folder(path, true);
-        }
-    closedir(dir);
-    if (remove)
-        rmdir(folder);
 }
 
 static int tear_down(void **state)
@@ -223,7 +202,7 @@ static int tear_down(void **state)
         kill(server, SIGKILL);
         waitpid(server, NULL, 0);
     }
-    empty_folder(scratch, true);
+    remove_folder(scratch);
     unsetenv("DEZERO_CACHE_DIR");
     return 0;
 }
@@ -232,7 +211,7 @@ static int tear_down(void **state)
 static int empty_cache(void **state)
 {
     (void)state;
-    empty_folder(cache, true);
+    remove_folder(cache);
     return 0;
 }
 

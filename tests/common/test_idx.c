@@ -5,52 +5,13 @@
  * with a message naming the file and what was wrong. With
  * DEZERO_TEST_MNIST_DIR set to a folder holding the real MNIST files,
  * it also checks them against the numbers of SYLLABUS.md. */
-#include <dirent.h>
-#include <unistd.h>
-
 #include <zlib.h>
 
 #include "idx.h"
 #include "nd_test.h"
+#include "scratch.h"
 
 /* ------------------------------------------------------------ files */
-
-static char scratch[64];
-
-static int make_scratch(void **state)
-{
-    (void)state;
-    strcpy(scratch, "/tmp/test_idx.XXXXXX");
-    return mkdtemp(scratch) ? 0 : -1;
-}
-
-static int remove_scratch(void **state)
-{
-    (void)state;
-    DIR *dir = opendir(scratch);
-    if (!dir)
-        return -1;
-    struct dirent *entry;
-    char path[512];
-    while ((entry = readdir(dir)))
-        if (entry->d_name[0] != '.') {
-            snprintf(path, sizeof path, "%s/%s", scratch, entry->d_name);
-            unlink(path);
-        }
-    closedir(dir);
-    return rmdir(scratch);
-}
-
-/* The path of name in the scratch folder (a static buffer per call
- * site's slot: up to four paths live at once). */
-static const char *in_scratch(const char *name)
-{
-    static char paths[4][512];
-    static int next;
-    char *path = paths[next++ % 4];
-    snprintf(path, 512, "%s/%s", scratch, name);
-    return path;
-}
 
 /* An IDX file as bytes: the header for an unsigned-byte array of the
  * given shape, then count elements 0, 1, 2, ... (mod 256). Returns the
@@ -106,14 +67,6 @@ static size_t read_back(const char *path, unsigned char *bytes, size_t size)
     fclose(f);
     return n;
 }
-
-/* Asserts that the last error message also contains text. */
-#define EXPECT_MESSAGE_HAS(text)                                          \
-    do {                                                                  \
-        if (!strstr(nd_test_message, text))                               \
-            fail_msg("error \"%s\" does not contain \"%s\"",              \
-                     nd_test_message, text);                              \
-    } while (0)
 
 /* 2 images of 2x3 and their labels, as files of either kind. */
 static unsigned char images_2x2x3[64], labels_2[16];

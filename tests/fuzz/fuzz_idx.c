@@ -3,48 +3,9 @@
  * (gzip or plain), must give an array or an nd_error, never a crash, a
  * sanitizer report, a leak or a huge allocation. `make fuzz` runs it. */
 #define _GNU_SOURCE             /* memfd_create */
-#include <setjmp.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <sys/mman.h>
-#include <unistd.h>
-
 #include "download.h"
+#include "fuzz.h"
 #include "idx.h"
-
-static jmp_buf jump;
-
-static void back_to_the_fuzzer(const char *message)
-{
-    (void)message;
-    longjmp(jump, 1);
-}
-
-/* A file in memory holding bytes; its path is /proc/self/fd/N. */
-typedef struct MemoryFile {
-    int fd;
-    char path[64];
-} MemoryFile;
-
-static void open_memory_file(MemoryFile *f, const char *name)
-{
-    f->fd = memfd_create(name, 0);
-    if (f->fd < 0) {
-        perror("memfd_create");
-        abort();
-    }
-    snprintf(f->path, sizeof f->path, "/proc/self/fd/%d", f->fd);
-}
-
-static void fill(MemoryFile *f, const uint8_t *data, size_t size)
-{
-    if (ftruncate(f->fd, 0) != 0 ||
-        pwrite(f->fd, data, size, 0) != (ssize_t)size) {
-        perror("fill a memory file");
-        abort();
-    }
-}
 
 /* Each call in its own setjmp, so an error in one skips only it. */
 static void load(const char *path, int ndim, const int64_t *shape)

@@ -25,10 +25,11 @@
 #include "grad_check.h"
 #include "capture_stderr.h"
 #include "mnist_tiny.h"
+#include "scratch.h"
 
 /* ------------------------------------------------------------ proxy */
 
-static char scratch[64], cache[128], proxy_log[128];
+static char cache[128], proxy_log[128];
 static pid_t proxy = -1;
 
 /* Records the request line of each connection (GET http://... or
@@ -124,9 +125,7 @@ static void write_tiny(void)
 
 static int set_up(void **state)
 {
-    (void)state;
-    strcpy(scratch, "/tmp/test_mnist.XXXXXX");
-    if (!mkdtemp(scratch))
+    if (make_scratch(state) != 0)
         return -1;
     snprintf(cache, sizeof cache, "%s/cache", scratch);
     snprintf(proxy_log, sizeof proxy_log, "%s/proxy.log", scratch);
@@ -138,24 +137,6 @@ static int set_up(void **state)
                           sizeof problem))
         return -1;
     return start_proxy();
-}
-
-/* Removes the files of folder, then folder. */
-static void remove_folder(const char *folder)
-{
-    DIR *dir = opendir(folder);
-    if (!dir)
-        return;
-    struct dirent *entry;
-    char path[512];
-    while ((entry = readdir(dir)))
-        if (strcmp(entry->d_name, ".") && strcmp(entry->d_name, "..")) {
-            snprintf(path, sizeof path, "%s/%s", folder, entry->d_name);
-            if (unlink(path) != 0)
-                remove_folder(path);
-        }
-    closedir(dir);
-    rmdir(folder);
 }
 
 static int tear_down(void **state)

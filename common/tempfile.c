@@ -1,0 +1,41 @@
+/* tempfile.c - files written under a temporary name next to their
+ * final one, and renamed only once complete (nd_internal.h): a write
+ * cut short, by a failure or by the user, never leaves a file that
+ * looks whole. The downloader (download.c) and the .npz writer (npz.c)
+ * use it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "nd_internal.h"
+
+int nd_open_temporary(const char *path, char **temporary)
+{
+    static const char suffix[] = ".part-XXXXXX";
+    *temporary = malloc(strlen(path) + sizeof suffix);
+    if (!*temporary) {
+        errno = ENOMEM;
+        return -1;
+    }
+    strcpy(stpcpy(*temporary, path), suffix);
+    int fd = mkstemp(*temporary);
+    mode_t mask = umask(0);             /* mkstemp's 0600, made 0666 less */
+    umask(mask);                        /* the umask, as open() would */
+    if (fd >= 0 && fchmod(fd, 0666 & ~mask) != 0) {
+        int error = errno;
+        close(fd);
+        unlink(*temporary);
+        fd = -1;
+        errno = error;
+    }
+    if (fd < 0) {
+        int error = errno;
+        free(*temporary);
+        *temporary = NULL;
+        errno = error;
+    }
+    return fd;
+}
