@@ -95,39 +95,69 @@ static void inside(int64_t offset, int64_t stride, int64_t size, int64_t n,
 
 /* ------------------------------------------------------------ elements */
 
-/* dst[i] = src[i * stride] for i < count, elements of float32 or (f64)
- * float64. */
-static inline void copy_elements(char *dst, const char *src, int64_t stride,
-                                 int64_t count, bool f64)
+/* memcpy, with the short runs of a window's row (up to 32 bytes) made
+ * of fixed-size moves that the compiler inlines: two that overlap where
+ * the run lies between two sizes. */
+static inline void copy_bytes(char *dst, const char *src, size_t n)
 {
-    if (f64) {
-        double *d = (double *)dst;
-        const double *s = (const double *)src;
+    if (n >= 16 && n <= 32) {
+        memcpy(dst, src, 16);
+        memcpy(dst + n - 16, src + n - 16, 16);
+    } else if (n >= 8 && n < 16) {
+        memcpy(dst, src, 8);
+        memcpy(dst + n - 8, src + n - 8, 8);
+    } else if (n == 4) {
+        memcpy(dst, src, 4);
+    } else {
+        memcpy(dst, src, n);
+    }
+}
+
+/* dst[i] = src[i * stride] for i < count, elements of es bytes. */
+static inline void copy_elements(char *dst, const char *src, int64_t stride,
+                                 int64_t count, size_t es)
+{
+    if (stride == 1) {
+        copy_bytes(dst, src, (size_t)count * es);
+    } else if (es == 8) {
+        uint64_t *d = (uint64_t *)dst;
+        const uint64_t *s = (const uint64_t *)src;
         for (int64_t i = 0; i < count; i++)
             d[i] = s[i * stride];
     } else {
-        float *d = (float *)dst;
-        const float *s = (const float *)src;
+        uint32_t *d = (uint32_t *)dst;
+        const uint32_t *s = (const uint32_t *)src;
         for (int64_t i = 0; i < count; i++)
             d[i] = s[i * stride];
     }
 }
 
-/* dst[i * stride] += src[i] for i < count. */
-static inline void add_elements(char *dst, int64_t stride, const char *src,
+/* dst[i * dst_stride] += src[i * src_stride] for i < count, as T: loops
+ * that the compiler vectorises where the strides are 1. */
+#define ADD_LOOP(T)                                                       \
+    do {                                                                  \
+        T *d = (T *)dst;                                                  \
+        const T *s = (const T *)src;                                      \
+        if (dst_stride == 1 && src_stride == 1)                           \
+            for (int64_t i = 0; i < count; i++)                           \
+                d[i] += s[i];                                             \
+        else if (dst_stride == 1)                                         \
+            for (int64_t i = 0; i < count; i++)                           \
+                d[i] += s[i * src_stride];                                \
+        else                                                              \
+            for (int64_t i = 0; i < count; i++)                           \
+                d[i * dst_stride] += s[i * src_stride];                   \
+    } while (0)
+
+/* The same for float32 or (f64) float64 elements. */
+static inline void add_elements(char *dst, int64_t dst_stride,
+                                const char *src, int64_t src_stride,
                                 int64_t count, bool f64)
 {
-    if (f64) {
-        double *d = (double *)dst;
-        const double *s = (const double *)src;
-        for (int64_t i = 0; i < count; i++)
-            d[i * stride] += s[i];
-    } else {
-        float *d = (float *)dst;
-        const float *s = (const float *)src;
-        for (int64_t i = 0; i < count; i++)
-            d[i * stride] += s[i];
-    }
+    if (f64)
+        ADD_LOOP(double);
+    else
+        ADD_LOOP(float);
 }
 
 static inline void zero_elements(char *dst, int64_t count, size_t elsize)
@@ -147,34 +177,51 @@ typedef struct Image {
     bool f64;
 } Image;
 
-/* im2col, a row of the matrix at a time: for each window (oy, ox), its
- * C*KH rows of KW elements, each copied from one row of the image. */
+/* The KW elements of a window's row that starts at column x0 of line,
+ * an image row of W elements: those outside it are 0. */
+static void copy_edge(char *dst, const char *line, int64_t x0,
+                      const NdConvGeometry *g, size_t es)
+{
+    int64_t lo, hi;                 /* kx whose column is inside */
+    inside(x0, 1, g->w, g->kw, &lo, &hi);
+    zero_elements(dst, lo, es);
+    if (hi > lo)
+        copy_bytes(dst + lo * es, line + (x0 + lo) * es,
+                   (size_t)(hi - lo) * es);
+    zero_elements(dst + hi * es, g->kw - hi, es);
+}
+
+/* im2col into the matrix, a window row (oy, c, ky) at a time: its KW
+ * elements in each window ox come from one row of the image, whole for
+ * the windows inside it, in part at its edges. */
 static void im2col_rows(const Image *m, char *col, const char *img)
 {
     const NdConvGeometry *g = m->g;
     const int64_t *s = m->strides;
-    size_t es = m->es;
+    size_t es = m->es, run = (size_t)g->kw * es;
+    int64_t in_lo, in_hi;           /* ox whose window lies inside */
+    inside(-g->pw, g->sw, g->w - g->kw + 1, g->ow, &in_lo, &in_hi);
     for (int64_t oy = 0; oy < g->oh; oy++) {
-        int64_t y0 = oy * g->sh - g->ph;
-        for (int64_t ox = 0; ox < g->ow; ox++) {
-            int64_t x0 = ox * g->sw - g->pw, lo, hi;
-            inside(x0, 1, g->w, g->kw, &lo, &hi);   /* kx in the image */
-            char *row = col + (oy * s[4] + ox * s[5]) * es;  // (C, KH, KW)
-            for (int64_t c = 0; c < g->c; c++) {
-                for (int64_t ky = 0; ky < g->kh; ky++) {
-                    char *dst = row + (c * s[1] + ky * s[2]) * es;  // (KW,)
-                    int64_t y = y0 + ky;
-                    if (y < 0 || y >= g->h) {
-                        zero_elements(dst, g->kw, es);
-                        continue;
-                    }
-                    zero_elements(dst, lo, es);
-                    if (hi > lo)
-                        copy_elements(dst + lo * es,
-                                      img + ((c * g->h + y) * g->w + x0 + lo)
-                                                * es, 1, hi - lo, m->f64);
-                    zero_elements(dst + hi * es, g->kw - hi, es);
+        for (int64_t c = 0; c < g->c; c++) {
+            for (int64_t ky = 0; ky < g->kh; ky++) {
+                /* (OW, KW) spaced s[5] apart */
+                char *dst = col + (oy * s[4] + c * s[1] + ky * s[2]) * es;
+                int64_t y = oy * g->sh - g->ph + ky, ox = 0;
+                if (y < 0 || y >= g->h) {
+                    for (; ox < g->ow; ox++)
+                        zero_elements(dst + ox * s[5] * es, g->kw, es);
+                    continue;
                 }
+                const char *line = img + (c * g->h + y) * g->w * es; // (W,)
+                for (; ox < in_lo; ox++)
+                    copy_edge(dst + ox * s[5] * es, line,
+                              ox * g->sw - g->pw, g, es);
+                for (; ox < in_hi; ox++)
+                    copy_bytes(dst + ox * s[5] * es,
+                               line + (ox * g->sw - g->pw) * es, run);
+                for (; ox < g->ow; ox++)
+                    copy_edge(dst + ox * s[5] * es, line,
+                              ox * g->sw - g->pw, g, es);
             }
         }
     }
@@ -206,7 +253,7 @@ static void im2col_planes(const Image *m, char *col, const char *img)
                     if (hi > lo)
                         copy_elements(dst + lo * es,
                                       plane + (y * g->w + x) * es, g->sw,
-                                      hi - lo, m->f64);
+                                      hi - lo, es);
                     zero_elements(dst + hi * es, g->ow - hi, es);
                 }
             }
@@ -214,29 +261,36 @@ static void im2col_planes(const Image *m, char *col, const char *img)
     }
 }
 
-/* col2im from the matrix: the windows' rows scattered into the image in
- * reverse order (oy, ox from the last), so that each image element
- * receives its entries in order of (ky, kx), as NumPy's DeZero adds
- * them; the rows are read whole and the image rows stay in cache. */
+/* col2im from the matrix, one oy at a time from the last: for each kx
+ * from the first, entry kx of every window ox added into the image rows
+ * (c, oy*SH - PH + ky) the windows cover. So each image element receives
+ * its entries in order of (ky, kx), as NumPy's DeZero adds them, the
+ * matrix is read one oy at a time, and between two additions into an
+ * image row come those into the others, so that its vector loads seldom
+ * wait on the stores just made to it. */
 static void col2im_rows(const Image *m, char *img, const char *col)
 {
     const NdConvGeometry *g = m->g;
     const int64_t *s = m->strides;
     size_t es = m->es;
     for (int64_t oy = g->oh - 1; oy >= 0; oy--) {
-        int64_t y0 = oy * g->sh - g->ph;
-        for (int64_t ox = g->ow - 1; ox >= 0; ox--) {
-            int64_t x0 = ox * g->sw - g->pw, lo, hi;
-            inside(x0, 1, g->w, g->kw, &lo, &hi);
-            const char *row = col + (oy * s[4] + ox * s[5]) * es;
+        for (int64_t kx = 0; kx < g->kw; kx++) {
+            int64_t lo, hi;             /* ox whose column is inside */
+            inside(kx - g->pw, g->sw, g->w, g->ow, &lo, &hi);
+            if (hi == lo)
+                continue;
+            int64_t x = lo * g->sw - g->pw + kx;
             for (int64_t c = 0; c < g->c; c++) {
                 for (int64_t ky = 0; ky < g->kh; ky++) {
-                    int64_t y = y0 + ky;
-                    if (y < 0 || y >= g->h || hi == lo)
+                    int64_t y = oy * g->sh - g->ph + ky;
+                    if (y < 0 || y >= g->h)
                         continue;
-                    const char *src = row + (c * s[1] + ky * s[2] + lo) * es;
-                    add_elements(img + ((c * g->h + y) * g->w + x0 + lo) * es,
-                                 1, src, hi - lo, m->f64);
+                    /* entry kx of windows lo..hi, spaced s[5] apart */
+                    const char *src = col + (c * s[1] + ky * s[2] +
+                                             kx * s[3] + oy * s[4] +
+                                             lo * s[5]) * es;
+                    add_elements(img + ((c * g->h + y) * g->w + x) * es,
+                                 g->sw, src, s[5], hi - lo, m->f64);
                 }
             }
         }
@@ -261,10 +315,11 @@ static void col2im_planes(const Image *m, char *img, const char *col)
                     if (y < 0 || y >= g->h || hi == lo)
                         continue;
                     const char *src = col + (c * s[1] + ky * s[2] +
-                                             kx * s[3] + oy * s[4] + lo) * es;
+                                             kx * s[3] + oy * s[4] +
+                                             lo * s[5]) * es;
                     int64_t x = lo * g->sw - g->pw + kx;
                     add_elements(plane + (y * g->w + x) * es, g->sw, src,
-                                 hi - lo, m->f64);
+                                 s[5], hi - lo, m->f64);
                 }
             }
         }

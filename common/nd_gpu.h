@@ -241,6 +241,24 @@ nd_conv_col_strides(const NdConvGeometry *g, int64_t strides[6])
     }
 }
 
+/* The windows that cover position x of an image axis padded by p, the
+ * windows k wide, s apart, n of them: returns how many, and writes the
+ * first one's offset into it, *k0, and its number, *o0; the j-th has
+ * offset k0 + j*s and number o0 - j, so they come in order of offset. */
+ND_HOST_DEVICE static inline int64_t
+nd_conv_cover(int64_t x, int64_t k, int64_t s, int64_t p, int64_t n,
+              int64_t *k0, int64_t *o0)
+{
+    int64_t t = x + p;                  /* x in the padded axis */
+    int64_t last = t / s < n - 1 ? t / s : n - 1;   /* o with t - o*s >= 0 */
+    *o0 = last;
+    *k0 = t - last * s;
+    if (*k0 >= k)
+        return 0;
+    int64_t count = (k - 1 - *k0) / s + 1;
+    return count < last + 1 ? count : last + 1;
+}
+
 /* ------------------------------------------------------------ loader */
 
 #ifndef __CUDACC__

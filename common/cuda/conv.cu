@@ -2,8 +2,9 @@
  * the Chainer kernels that DeZero runs through CuPy: one thread per col
  * element for im2col; for col2im one thread per image element, adding
  * the entries of its windows in order of (ky, kx), the host's order, so
- * that the two agree bit for bit without atomics. nd_conv_col_strides
- * (nd_gpu.h), which the host uses too, places every entry. */
+ * that the two agree bit for bit without atomics. nd_gpu.h's shared
+ * arithmetic places every entry (nd_conv_col_strides, which the host
+ * uses too) and finds the windows of an element (nd_conv_cover). */
 #include "gpu.cuh"
 
 namespace ndg {
@@ -42,7 +43,9 @@ __global__ void im2col_kernel(T *col, const T *img, NdConvGeometry g,
     }
 }
 
-/* img[i] = the sum of the col entries that hold image element i. */
+/* img[i] = the sum of the col entries that hold image element i: those
+ * of the windows that cover its row and its column (nd_conv_cover), in
+ * order of (ky, kx). */
 template <class T>
 __global__ void col2im_kernel(T *img, const T *col, NdConvGeometry g,
                               ColStrides cs, int64_t size)
@@ -53,24 +56,18 @@ __global__ void col2im_kernel(T *img, const T *col, NdConvGeometry g,
         int64_t y = t % g.h;
         t /= g.h;
         int64_t c = t % g.c, n = t / g.c;
-        const T *windows = col + n * s[0] + c * s[1];
+        int64_t ky, oy, kx, ox;
+        int64_t rows = nd_conv_cover(y, g.kh, g.sh, g.ph, g.oh, &ky, &oy);
+        int64_t cols = nd_conv_cover(x, g.kw, g.sw, g.pw, g.ow, &kx, &ox);
+        /* entry (ky, kx) of window (oy, ox); the next window along an
+         * axis is one back and s further into it */
+        const T *first = col + n * s[0] + c * s[1] + ky * s[2] + kx * s[3] +
+                         oy * s[4] + ox * s[5];
+        int64_t down = g.sh * s[2] - s[4], across = g.sw * s[3] - s[5];
         T sum = T(0);
-        for (int64_t ky = 0; ky < g.kh; ky++) {
-            int64_t dy = y + g.ph - ky;         /* oy * sh, if a window */
-            if (dy < 0)
-                break;
-            if (dy % g.sh != 0 || dy / g.sh >= g.oh)
-                continue;
-            for (int64_t kx = 0; kx < g.kw; kx++) {
-                int64_t dx = x + g.pw - kx;
-                if (dx < 0)
-                    break;
-                if (dx % g.sw != 0 || dx / g.sw >= g.ow)
-                    continue;
-                sum += windows[ky * s[2] + kx * s[3] + dy / g.sh * s[4] +
-                               dx / g.sw * s[5]];
-            }
-        }
+        for (int64_t r = 0; r < rows; r++)
+            for (int64_t q = 0; q < cols; q++)
+                sum += first[r * down + q * across];
         img[i] = sum;
     }
 }

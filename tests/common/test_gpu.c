@@ -406,6 +406,52 @@ static void test_off_refuses_to_move(void **state)
     nd_release(a);
 }
 
+/* nd_conv_cover for every position of an axis of size elements padded
+ * by p, windows k wide and s apart, against the definition: the windows
+ * o < n whose offset x + p - o*s lies in [0, k), in order of offset. */
+static void check_cover(int64_t size, int64_t k, int64_t s, int64_t p)
+{
+    int64_t n = (size + 2 * p - k) / s + 1, k0 = 0, o0 = 0;
+    for (int64_t x = 0; x < size; x++) {
+        int64_t count = nd_conv_cover(x, k, s, p, n, &k0, &o0), j = 0;
+        for (int64_t o = n - 1; o >= 0; o--) {
+            int64_t offset = x + p - o * s;
+            if (offset < 0 || offset >= k)
+                continue;
+            if (j >= count || offset != k0 + j * s || o != o0 - j)
+                fail_msg("x %lld of %lld, k %lld, s %lld, p %lld: window "
+                         "%lld (offset %lld) is not number %lld of %lld, "
+                         "from offset %lld of window %lld", (long long)x,
+                         (long long)size, (long long)k, (long long)s,
+                         (long long)p, (long long)o, (long long)offset,
+                         (long long)j, (long long)count, (long long)k0,
+                         (long long)o0);
+            j++;
+        }
+        assert_int_equal(j, count);
+    }
+}
+
+/* The windows that cover a position of an image axis, which the col2im
+ * kernel finds with nd_conv_cover, for small axes, windows, strides and
+ * paddings. */
+static void test_conv_cover(void **state)
+{
+    (void)state;
+    int64_t k0 = 0, o0 = 0;
+    /* 5 wide, stride 1: column 2 of 28 is offset 0 of window 2, ...,
+     * offset 2 of window 0. */
+    assert_int_equal(nd_conv_cover(2, 5, 1, 0, 24, &k0, &o0), 3);
+    assert_int_equal(k0, 0);
+    assert_int_equal(o0, 2);
+    for (int64_t size = 1; size <= 9; size++)
+        for (int64_t k = 1; k <= 5; k++)
+            for (int64_t s = 1; s <= 4; s++)
+                for (int64_t p = 0; p <= 3; p++)
+                    if (k <= size + 2 * p)
+                        check_cover(size, k, s, p);
+}
+
 /* The index arithmetic the gather and scatter kernels share, run on the
  * host: plans for x[1:4:2, idx, 0] and x[rows, :, cols] of a (5, 4, 3)
  * array x, whose strides are (12, 3, 1). */
@@ -1337,6 +1383,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_off_refuses_to_move),
         cmocka_unit_test(test_library_found_near_a_moved_program),
         cmocka_unit_test(test_index_offsets),
+        cmocka_unit_test(test_conv_cover),
         ALL_BODIES(CUDA_ONLY),
         CUDA_ONLY(refusals),
         CUDA_ONLY(memory_pool_reuses_blocks),
