@@ -7,8 +7,9 @@
  *             gx = col2im(gcol)
  * against its floor: the same three GEMMs as bare cblas_sgemm calls into
  * buffers made once. Prints "key<TAB>seconds a pass" rows (floor, ours,
- * and ours' im2col and col2im), best of ROUNDS, the two timed in turn. `conv ours N` and `conv floor N` run N
- * passes of one of them alone, to time the whole process from outside. */
+ * and ours' im2col and col2im), best of ROUNDS, the two timed in turn.
+ * `conv ours N` and `conv floor N` run N passes of one of them alone, to
+ * time the whole process from outside. */
 #include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -351,7 +351,7 @@ static void run_block(void *context, int thread)
     int64_t end = first + b->per_thread < g->n ? first + b->per_thread : g->n;
     for (int64_t n = first; n < end; n++) {
         if (b->backward) {
-            char *img = b->out + n * image_size * (int64_t)es;
+            char *img = b->out + n * image_size * (int64_t)es;  // (C, H, W)
             zero_elements(img, image_size, es);
             const char *col = b->in + n * col_size * (int64_t)es;
             if (g->to_matrix)
@@ -417,7 +417,7 @@ NdArray *nd_im2col(const NdArray *img, int64_t kh, int64_t kw, int64_t sh,
     NdConvGeometry g = geometry(op, img->ndim, img->shape, kh, kw, sh, sw,
                                 ph, pw, to_matrix);
     check_dtype(op, img->dtype);
-    int64_t shape[6];
+    int64_t shape[6];       /* (N*OH*OW, C*KH*KW) or (N, C, KH, KW, OH, OW) */
     int ndim = col_shape(&g, shape);
     return transform(op, &g, false, img, device, ndim, shape);
 }
@@ -431,7 +431,7 @@ NdArray *nd_col2im(const NdArray *col, int ndim, const int64_t *img_shape,
     NdConvGeometry g = geometry(op, ndim, img_shape, kh, kw, sh, sw, ph, pw,
                                 to_matrix);
     check_dtype(op, col->dtype);
-    int64_t shape[6];
+    int64_t shape[6];           /* what col's shape must be */
     int col_ndim = col_shape(&g, shape);
     bool same = col->ndim == col_ndim;
     for (int d = 0; same && d < col_ndim; d++)
