@@ -236,6 +236,26 @@ NdArray *nd_matmul_t(const NdArray *a, bool trans_a, const NdArray *b,
 /* np.dot for 1-D and 2-D operands. */
 NdArray *nd_dot(const NdArray *a, const NdArray *b);
 
+/* ------------------------------------------------------------ convolution */
+
+/* DeZero's im2col_array: the kh x kw windows of img (N, C, H, W), moved
+ * by sh, sw over it padded with ph, pw zeros on each side, gathered into
+ * one array (N, C, KH, KW, OH, OW), or with to_matrix (N*OH*OW,
+ * C*KH*KW): a row per window, its elements in (C, KH, KW) order. OH is
+ * (H + 2*PH - KH) / SH + 1, OW likewise. float32 and float64 only;
+ * the result has img's dtype and device. */
+NdArray *nd_im2col(const NdArray *img, int64_t kh, int64_t kw, int64_t sh,
+                   int64_t sw, int64_t ph, int64_t pw, bool to_matrix);
+/* DeZero's col2im_array, the adjoint of nd_im2col: an array of shape
+ * img_shape (N, C, H, W), each element the sum of the entries of col
+ * that nd_im2col copies from it (where windows overlap they add, and
+ * the padding's entries are dropped), added in order of (KH, KW) as
+ * NumPy's DeZero adds them. col has nd_im2col's shape for img_shape and
+ * these arguments. */
+NdArray *nd_col2im(const NdArray *col, int ndim, const int64_t *img_shape,
+                   int64_t kh, int64_t kw, int64_t sh, int64_t sw,
+                   int64_t ph, int64_t pw, bool to_matrix);
+
 /* ------------------------------------------------------------ indexing */
 
 /* One entry of an index expression x[i, 1:3, idx]. Build them with the

@@ -16,7 +16,7 @@ extern "C" {
 
 /* Bumped whenever the table below changes: a GPU library built from
  * other sources is refused instead of called through the wrong slots. */
-enum { ND_GPU_ABI_VERSION = 1 };
+enum { ND_GPU_ABI_VERSION = 2 };
 
 /* Why the GPU cannot be used, as the GPU library finds out. */
 typedef enum NdGpuInit {
@@ -92,6 +92,19 @@ typedef struct NdGpuIndexError {
     int64_t index, axis_size;
 } NdGpuIndexError;
 
+/* The windows of a 2-D convolution (nd_im2col, nd_col2im): an image
+ * batch (n, c, h, w) padded with ph, pw zeros on each side, seen through
+ * kh x kw windows moved by sh, sw: oh x ow windows an image. Their
+ * elements, the "col" array, lie as (n, c, kh, kw, oh, ow), or when
+ * to_matrix as (n*oh*ow, c*kh*kw): the same axes in the order (n, oh,
+ * ow, c, kh, kw), one row per window. */
+typedef struct NdConvGeometry {
+    int64_t n, c, h, w;
+    int64_t kh, kw, sh, sw, ph, pw;
+    int64_t oh, ow;
+    bool to_matrix;
+} NdConvGeometry;
+
 /* The table. Every int-returning entry returns 0 on success and -1 on a
  * failed CUDA call or an operation it cannot do, with last_error()
  * saying which; alloc returns NULL then. The NdArray arguments are
@@ -160,6 +173,12 @@ typedef struct NdGpuBackend {
 
     /* The transforms of NdGpuFft over every axis; plans are cached. */
     int (*fft)(NdGpuFft kind, NdArray *out, const NdArray *in);
+
+    /* col = the windows of img; img = for each element, the sum of the
+     * col entries that hold it, added in order of (ky, kx) as the host
+     * adds them. Both float32 or float64, shaped as g says. */
+    int (*im2col)(NdArray *col, const NdArray *img, const NdConvGeometry *g);
+    int (*col2im)(NdArray *img, const NdArray *col, const NdConvGeometry *g);
 } NdGpuBackend;
 
 /* The one symbol libnd_cuda.so exports. */
@@ -198,6 +217,46 @@ nd_index_offset(const NdGpuIndexPlan *plan, int64_t i, int *bad,
         offset += position * ix->axis_stride;
     }
     return offset;
+}
+
+/* The element strides in col of its axes (n, c, ky, kx, oy, ox). */
+ND_HOST_DEVICE static inline void
+nd_conv_col_strides(const NdConvGeometry *g, int64_t strides[6])
+{
+    int64_t window = g->c * g->kh * g->kw;      /* a row of the matrix */
+    if (g->to_matrix) {
+        strides[0] = g->oh * g->ow * window;
+        strides[1] = g->kh * g->kw;
+        strides[2] = g->kw;
+        strides[3] = 1;
+        strides[4] = g->ow * window;
+        strides[5] = window;
+    } else {
+        strides[5] = 1;
+        strides[4] = g->ow;
+        strides[3] = g->oh * g->ow;
+        strides[2] = g->kw * strides[3];
+        strides[1] = g->kh * strides[2];
+        strides[0] = g->c * strides[1];
+    }
+}
+
+/* The windows that cover position x of an image axis padded by p, the
+ * windows k wide, s apart, n of them: returns how many, and writes the
+ * first one's offset into it, *k0, and its number, *o0; the j-th has
+ * offset k0 + j*s and number o0 - j, so they come in order of offset. */
+ND_HOST_DEVICE static inline int64_t
+nd_conv_cover(int64_t x, int64_t k, int64_t s, int64_t p, int64_t n,
+              int64_t *k0, int64_t *o0)
+{
+    int64_t t = x + p;                  /* x in the padded axis */
+    int64_t last = t / s < n - 1 ? t / s : n - 1;   /* o with t - o*s >= 0 */
+    *o0 = last;
+    *k0 = t - last * s;
+    if (*k0 >= k)
+        return 0;
+    int64_t count = (k - 1 - *k0) / s + 1;
+    return count < last + 1 ? count : last + 1;
 }
 
 /* ------------------------------------------------------------ loader */

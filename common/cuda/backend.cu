@@ -128,6 +128,8 @@ static const NdGpuBackend table = {
     gather,
     scatter_add,
     fft,
+    im2col,
+    col2im,
 };
 
 } // namespace ndg

@@ -60,6 +60,8 @@ int gather(NdArray *out, const NdArray *a, const NdGpuIndexPlan *plan,
 int scatter_add(NdArray *a, const NdArray *values,
                 const NdGpuIndexPlan *plan, NdGpuIndexError *err);
 int fft(NdGpuFft kind, NdArray *out, const NdArray *in);
+int im2col(NdArray *col, const NdArray *img, const NdConvGeometry *g);
+int col2im(NdArray *img, const NdArray *col, const NdConvGeometry *g);
 
 /* Threads per block, and enough blocks for n elements; kernels walk
  * their elements with a grid-stride loop, so the grid may be smaller. */

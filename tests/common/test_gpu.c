@@ -187,6 +187,8 @@ static struct {
     int64_t n;                      /* irfftn */
     int nindex;                     /* getitem, add_at: an ND_INDEX_ARRAY */
     NdIndex index[4];               /* entry takes the next operand */
+    int64_t window[6];              /* im2col, col2im: kh, kw, sh, sw, */
+    bool to_matrix;                 /* ph, pw; col2im's image: shape */
 } the;
 
 static NdArray *call_binary(NdArray *const *x)
@@ -237,6 +239,20 @@ static NdArray *call_fft_input(NdArray *const *x)
 static NdArray *call_irfftn(NdArray *const *x)
 {
     return nd_irfftn(x[0], the.n);
+}
+
+static NdArray *call_im2col(NdArray *const *x)
+{
+    const int64_t *w = the.window;
+    return nd_im2col(x[0], w[0], w[1], w[2], w[3], w[4], w[5],
+                     the.to_matrix);
+}
+
+static NdArray *call_col2im(NdArray *const *x)
+{
+    const int64_t *w = the.window;
+    return nd_col2im(x[0], the.ndim, the.shape, w[0], w[1], w[2], w[3],
+                     w[4], w[5], the.to_matrix);
 }
 
 /* the.index with its array entries taken from x, in order. */
@@ -388,6 +404,52 @@ static void test_off_refuses_to_move(void **state)
     EXPECT_ND_ERROR(nd_to_device(a, ND_CUDA), "GPU support is off");
     EXPECT_ND_ERROR(nd_to_device(a, ND_CUDA), nd_gpu_status());
     nd_release(a);
+}
+
+/* nd_conv_cover for every position of an axis of size elements padded
+ * by p, windows k wide and s apart, against the definition: the windows
+ * o < n whose offset x + p - o*s lies in [0, k), in order of offset. */
+static void check_cover(int64_t size, int64_t k, int64_t s, int64_t p)
+{
+    int64_t n = (size + 2 * p - k) / s + 1, k0 = 0, o0 = 0;
+    for (int64_t x = 0; x < size; x++) {
+        int64_t count = nd_conv_cover(x, k, s, p, n, &k0, &o0), j = 0;
+        for (int64_t o = n - 1; o >= 0; o--) {
+            int64_t offset = x + p - o * s;
+            if (offset < 0 || offset >= k)
+                continue;
+            if (j >= count || offset != k0 + j * s || o != o0 - j)
+                fail_msg("x %lld of %lld, k %lld, s %lld, p %lld: window "
+                         "%lld (offset %lld) is not number %lld of %lld, "
+                         "from offset %lld of window %lld", (long long)x,
+                         (long long)size, (long long)k, (long long)s,
+                         (long long)p, (long long)o, (long long)offset,
+                         (long long)j, (long long)count, (long long)k0,
+                         (long long)o0);
+            j++;
+        }
+        assert_int_equal(j, count);
+    }
+}
+
+/* The windows that cover a position of an image axis, which the col2im
+ * kernel finds with nd_conv_cover, for small axes, windows, strides and
+ * paddings. */
+static void test_conv_cover(void **state)
+{
+    (void)state;
+    int64_t k0 = 0, o0 = 0;
+    /* 5 wide, stride 1: column 2 of 28 is offset 0 of window 2, ...,
+     * offset 2 of window 0. */
+    assert_int_equal(nd_conv_cover(2, 5, 1, 0, 24, &k0, &o0), 3);
+    assert_int_equal(k0, 0);
+    assert_int_equal(o0, 2);
+    for (int64_t size = 1; size <= 9; size++)
+        for (int64_t k = 1; k <= 5; k++)
+            for (int64_t s = 1; s <= 4; s++)
+                for (int64_t p = 0; p <= 3; p++)
+                    if (k <= size + 2 * p)
+                        check_cover(size, k, s, p);
 }
 
 /* The index arithmetic the gather and scatter kernels share, run on the
@@ -1125,6 +1187,52 @@ static void test_fft(void **state)
     }
 }
 
+/* ------------------------------------------------------------ convolution */
+
+/* im2col copies the same entries as the host, and col2im adds each
+ * element's windows in the host's order: equal to the bit, in both
+ * layouts, for strides, padding and windows that miss pixels; an int64
+ * operand is refused alike. The bench's batch spans many blocks, and
+ * the last case more elements than the grid has threads. */
+static void test_im2col_and_col2im(void **state)
+{
+    NdDevice device = device_of(state);
+    static const struct {
+        int64_t img[4];
+        int64_t window[6];          /* kh, kw, sh, sw, ph, pw */
+        bool float32_only;
+    } cases[] = {
+        {{2, 3, 7, 6}, {3, 3, 1, 1, 0, 0}, false},
+        {{2, 3, 7, 6}, {3, 3, 2, 2, 1, 1}, false},
+        {{1, 2, 5, 6}, {2, 4, 3, 1, 0, 3}, false},
+        {{1, 1, 5, 6}, {1, 2, 3, 2, 1, 2}, false},
+        {{0, 3, 7, 7}, {5, 5, 1, 1, 0, 0}, false},
+        {{100, 1, 28, 28}, {5, 5, 1, 1, 0, 0}, false},
+        {{64, 3, 64, 64}, {5, 5, 1, 1, 0, 0}, true},
+    };
+    static const NdDtype dtypes[] = {ND_FLOAT32, ND_FLOAT64, ND_INT64};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        memcpy(the.window, cases[c].window, sizeof the.window);
+        the.ndim = 4;
+        the.shape = cases[c].img;
+        for (int m = 0; m < 2; m++) {
+            the.to_matrix = m;
+            NdArray *host = nd_zeros(ND_FLOAT32, 4, cases[c].img);
+            NdArray *shape = call_im2col(&host);      /* col's shape */
+            for (int k = 0; k < 3; k++) {
+                if (cases[c].float32_only && dtypes[k] != ND_FLOAT32)
+                    continue;
+                NdArray *x = sample(dtypes[k], 4, cases[c].img);
+                NdArray *y = sample(dtypes[k], shape->ndim, shape->shape);
+                EXPECT_BOTH(device, call_im2col, 0, x);
+                EXPECT_BOTH(device, call_col2im, 0, y);
+                RELEASE(x, y);
+            }
+            RELEASE(host, shape);
+        }
+    }
+}
+
 /* ------------------------------------------------------------ random */
 
 /* The generator lives on the host: a GPU run draws there and moves
@@ -1231,7 +1339,8 @@ static const NdDevice on_cuda = ND_CUDA;
     X(reductions_with_nan), X(column_reductions), X(argmax), \
     X(reshape_and_views), X(transpose), X(broadcast_and_sum_to), \
     X(concatenate_and_stack), X(matmul), X(matmul_many_rows), X(matmul_t), \
-    X(getitem), X(add_at), X(fft), X(random), X(print)
+    X(getitem), X(add_at), X(fft), X(im2col_and_col2im), X(random), \
+    X(print)
 /* After each CUDA case: wait for the device, so that a kernel that
  * faulted fails its own case (launches block too, see main). */
 static int synchronize_after(void **state)
@@ -1274,6 +1383,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(test_off_refuses_to_move),
         cmocka_unit_test(test_library_found_near_a_moved_program),
         cmocka_unit_test(test_index_offsets),
+        cmocka_unit_test(test_conv_cover),
         ALL_BODIES(CUDA_ONLY),
         CUDA_ONLY(refusals),
         CUDA_ONLY(memory_pool_reuses_blocks),
