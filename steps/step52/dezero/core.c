@@ -4,7 +4,8 @@
  * the first steps (Square, Exp) and of arithmetic (Add, Mul, Neg, Sub,
  * Div, Pow), each backward written with these same functions; those of
  * two operands broadcast them, and sum each gradient back to its
- * operand's shape. */
+ * operand's shape. A Variable moves to the GPU and back, and the
+ * numbers in its arithmetic are made on its device. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,6 +116,27 @@ void cleargrad(Variable *v)
     Variable *grad = v->grad;
     v->grad = NULL;
     release(grad);
+}
+
+/* Python: Variable.to_cpu and to_gpu, self.data = as_numpy(self.data)
+ * when there is data. */
+void variable_to_cpu(Variable *v)
+{
+    if (!v->data)
+        return;
+    NdArray *data = as_numpy(v->data);
+    nd_release(v->data);
+    v->data = data;
+}
+
+void variable_to_gpu(Variable *v)
+{
+    require_gpu("variable_to_gpu");
+    if (!v->data)
+        return;
+    NdArray *data = as_cupy(v->data);
+    nd_release(v->data);
+    v->data = data;
 }
 
 int functions_alive;            /* Functions made and not yet freed */
@@ -310,6 +332,31 @@ Variable *variable_of_double(double value)
 Variable *variable_of_long(long value)
 {
     return variable(nd_scalar_of(ND_INT64, (double)value));
+}
+
+/* Python: as_array(x, array_module), for a number x: xp.array(x). */
+NdArray *as_array(double value, NdDtype dtype, NdDevice device)
+{
+    return nd_full_on(device, dtype, ND_SCALAR_SHAPE, value);
+}
+
+/* The number's array, made on the host by as_variable, moved to
+ * device; the Variable is the operator's own, so nothing else sees its
+ * array change. */
+static void number_to_device(Variable *number, NdDevice device)
+{
+    NdArray *data = nd_to_device(number->data, device);
+    nd_release(number->data);
+    number->data = data;
+}
+
+void operands_on_one_device(Variable *a, bool a_is_number, Variable *b,
+                            bool b_is_number)
+{
+    if (a_is_number && !b_is_number)
+        number_to_device(a, get_array_module(b));
+    else if (b_is_number && !a_is_number)
+        number_to_device(b, get_array_module(a));
 }
 
 /* ---- Square: y = x^2, dy/dx = 2x */
@@ -601,12 +648,13 @@ Variable *div_variables(Variable *x0, Variable *x1)
 /* x ** c as NumPy's ** computes it for an array and a number: with
  * pow(), except that a float array takes sqrt() for the exponent 0.5,
  * which pow() does not always match to the last bit. (NumPy's other
- * shortcuts, x * x for 2 and 1 / x for -1, agree with pow().) */
+ * shortcuts, x * x for 2 and 1 / x for -1, agree with pow().) The
+ * exponent is made on x's device. */
 static NdArray *array_power(const NdArray *x, double c, NdDtype c_dtype)
 {
     if (c == 0.5 && nd_dtype_is_float(x->dtype))
         return nd_sqrt(x);
-    NdArray *exponent = nd_scalar_of(c_dtype, c);
+    NdArray *exponent = as_array(c, c_dtype, get_array_module(x));
     NdArray *y = nd_pow(x, exponent);
     nd_release(exponent);
     return y;
@@ -619,13 +667,15 @@ static void pow_forward(Function *self, NdArray *xs[], NdArray *ys[])
 }
 
 /* The exponent is a constant: a new Variable holds it, of the dtype
- * the call gave it, as Python's c becomes an array when multiplied. */
+ * the call gave it, on x's device, as Python's c becomes an array when
+ * multiplied. */
 static void pow_backward(Function *self, Variable *gys[],
                          Variable *gxs[])
 {
     const PowFunction *f = (const PowFunction *)self;
     Variable *x = self->inputs[0];
-    Variable *c = variable(nd_scalar_of(f->c_dtype, f->c));
+    Variable *c = variable(as_array(f->c, f->c_dtype,
+                                    get_array_module(x)));
     Variable *x_c1 = pow_variable(x, f->c - 1, f->c_dtype);
     gxs[0] = F_mul(F_mul(c, x_c1), gys[0]);     /* c * x**(c-1) * gy */
 }

@@ -1,6 +1,7 @@
 /* dataloaders.c - mini-batches out of a dataset, as the book's
  * dataloaders.py: DataLoader, an iterator over the batches of one
- * epoch, in a new random order every epoch, or in the dataset's own. */
+ * epoch, in a new random order every epoch, or in the dataset's own,
+ * handed out on the host or on the GPU. */
 #include <stdlib.h>
 
 #include "dezero.h"
@@ -73,7 +74,9 @@ DataLoader *dataloader(Dataset *dataset, int64_t batch_size, bool shuffle)
 }
 
 /* The epoch's next batch: the items at the next batch_size entries of
- * the order, stacked, into *x and *t as new references, and true; or,
+ * the order, stacked on the host and moved to the loader's device
+ * (Python: xp.array of the items), into *x and *t as new references,
+ * and true; or,
  * when the epoch is over, a reset for the next one and false, with *x
  * and *t untouched (Python: next(loader), which raises StopIteration
  * after calling reset(): the next epoch's order is drawn then). The
@@ -87,8 +90,25 @@ bool dataloader_next(DataLoader *loader, NdArray **x, NdArray **t)
     int64_t i = loader->iteration, batch_size = loader->batch_size;
     NdArray *batch_index = nd_getitem(loader->index, 1, (NdIndex[]){
         ND_IDX_SLICE(i * batch_size, (i + 1) * batch_size, ND_NONE)});
-    dataset_batch(loader->dataset, batch_index, x, t);
+    NdArray *host_x, *host_t;
+    dataset_batch(loader->dataset, batch_index, &host_x, &host_t);
+    *x = nd_to_device(host_x, loader->device);
+    *t = host_t ? nd_to_device(host_t, loader->device) : NULL;
+    nd_release(host_t);
+    nd_release(host_x);
     nd_release(batch_index);
     loader->iteration++;
     return true;
+}
+
+/* Python: DataLoader.to_cpu and to_gpu, self.gpu = False or True. */
+void dataloader_to_cpu(DataLoader *loader)
+{
+    loader->device = ND_CPU;
+}
+
+void dataloader_to_gpu(DataLoader *loader)
+{
+    require_gpu("dataloader_to_gpu");
+    loader->device = ND_CUDA;
 }

@@ -14,6 +14,9 @@
  *                  neural network: Linear, Sigmoid, ReLU, Softmax, Clip,
  *                  Log, MeanSquaredError and SoftmaxCrossEntropy;
  *                  accuracy
+ *   cuda.c         whether the GPU can be used, and why not; the device
+ *                  of an array or a Variable; arrays moved to the host
+ *                  or to the GPU (Python: dezero/cuda.py)
  *   utils.c        numerical_diff; drawing the graph with Graphviz;
  *                  writing data as CSV and plotting it with gnuplot, a
  *                  classifier's decision regions, a learning curve, an
@@ -197,6 +200,13 @@ char *variable_repr(const Variable *v);
 void variable_print(const Variable *v);
 /* Forgets v's gradient: releases v's reference to it. */
 void cleargrad(Variable *v);
+/* Moves v's data to the host or to the GPU (Python: v.to_cpu(),
+ * v.to_gpu()): v holds a copy there from now on, and its computations
+ * run there. Data not made yet (a layer's weight before its first call)
+ * stays NULL, and the gradient stays where it is, as in Python.
+ * variable_to_gpu stops with the reason when the GPU cannot be used. */
+void variable_to_cpu(Variable *v);
+void variable_to_gpu(Variable *v);
 
 /* ---- Function */
 
@@ -329,6 +339,23 @@ static inline Variable *variable_none(void *null)
 /* Whether x is a Variable, by its static type (x is not evaluated). */
 #define is_variable(x) _Generic((x), Variable *: true, default: false)
 
+/* Whether x is a number, by its static type (x is not evaluated). */
+#define is_number(x) \
+    _Generic((x), double: true, int: true, long: true, default: false)
+
+/* value as a 0-d array of dtype on device, where the array it meets
+ * lives (Python: as_array(x, array_module) of a number x). A new
+ * array. */
+NdArray *as_array(double value, NdDtype dtype, NdDevice device);
+
+/* The operands a and b of an arithmetic operator, as Python's add, mul,
+ * sub and div take them: a number among them, made into a Variable by
+ * as_variable for this call only, has its array moved to the device of
+ * the other operand (Python: x1 = as_array(x1,
+ * cuda.get_array_module(x0.data))), so that 2 * x runs where x is. */
+void operands_on_one_device(Variable *a, bool a_is_number, Variable *b,
+                            bool b_is_number);
+
 /* ---- the functions: a constructor for each class (Python: Square()),
  * a function on Variables, and a macro that takes a Variable, an array
  * or a number for each operand */
@@ -345,26 +372,32 @@ Variable *add_variables(Variable *x0, Variable *x1);
 /* a + b as Python's graph has it: when a is not a Variable, Python
  * calls b.__radd__(a), which is add(b, a), so b is the first input. */
 static inline Variable *add_operands(Variable *a, Variable *b,
-                                     bool a_is_variable)
+                                     bool a_is_variable, bool a_is_number,
+                                     bool b_is_number)
 {
+    operands_on_one_device(a, a_is_number, b, b_is_number);
     return a_is_variable ? add_variables(a, b) : add_variables(b, a);
 }
 /* y = a + b (Python: a + b, through __add__ and __radd__). */
 #define F_add(a, b) \
-    add_operands(as_variable(a), as_variable(b), is_variable(a))
+    add_operands(as_variable(a), as_variable(b), is_variable(a), \
+                 is_number(a), is_number(b))
 
 Function *mul_function(void);
 Variable *mul_variables(Variable *x0, Variable *x1);
 /* a * b as Python's graph has it: when a is not a Variable, Python
  * calls b.__rmul__(a), which is mul(b, a), so b is the first input. */
 static inline Variable *mul_operands(Variable *a, Variable *b,
-                                     bool a_is_variable)
+                                     bool a_is_variable, bool a_is_number,
+                                     bool b_is_number)
 {
+    operands_on_one_device(a, a_is_number, b, b_is_number);
     return a_is_variable ? mul_variables(a, b) : mul_variables(b, a);
 }
 /* y = a * b (Python: a * b, through __mul__ and __rmul__). */
 #define F_mul(a, b) \
-    mul_operands(as_variable(a), as_variable(b), is_variable(a))
+    mul_operands(as_variable(a), as_variable(b), is_variable(a), \
+                 is_number(a), is_number(b))
 
 Function *neg_function(void);
 Variable *neg_variable(Variable *x);
@@ -373,13 +406,29 @@ Variable *neg_variable(Variable *x);
 
 Function *sub_function(void);
 Variable *sub_variables(Variable *x0, Variable *x1);
+/* a - b, a number among them on the device of the other. */
+static inline Variable *sub_operands(Variable *a, Variable *b,
+                                     bool a_is_number, bool b_is_number)
+{
+    operands_on_one_device(a, a_is_number, b, b_is_number);
+    return sub_variables(a, b);
+}
 /* y = a - b (Python: a - b, through __sub__ and __rsub__). */
-#define F_sub(a, b) sub_variables(as_variable(a), as_variable(b))
+#define F_sub(a, b) \
+    sub_operands(as_variable(a), as_variable(b), is_number(a), is_number(b))
 
 Function *div_function(void);
 Variable *div_variables(Variable *x0, Variable *x1);
+/* a / b, a number among them on the device of the other. */
+static inline Variable *div_operands(Variable *a, Variable *b,
+                                     bool a_is_number, bool b_is_number)
+{
+    operands_on_one_device(a, a_is_number, b, b_is_number);
+    return div_variables(a, b);
+}
 /* y = a / b (Python: a / b, through __truediv__ and __rtruediv__). */
-#define F_div(a, b) div_variables(as_variable(a), as_variable(b))
+#define F_div(a, b) \
+    div_operands(as_variable(a), as_variable(b), is_number(a), is_number(b))
 
 /* A Pow function: a Function, and the exponent it keeps. */
 typedef struct PowFunction {
@@ -447,6 +496,61 @@ void variable_backward(Variable *y, BackwardOptions options);
  * create_graph=True). */
 #define backward(y, ...) \
     variable_backward((y), (BackwardOptions){__VA_ARGS__})
+
+/* ================================================= cuda.c */
+
+/* Whether the GPU can be used (Python: dezero.cuda.gpu_enable, whether
+ * `import cupy` worked): common/'s GPU half (libnd_cuda.so, opened with
+ * dlopen, so that nothing here links with CUDA) was built, it loads, a
+ * CUDA driver answers and a device is there. Decided at the first ask,
+ * once for the whole run. */
+bool gpu_enable(void);
+/* Why the GPU cannot be used, in one line ("no CUDA driver
+ * (libcuda.so.1 not found)", "GPU library not built (...)"), or
+ * "available". Borrowed static text. */
+const char *gpu_status(void);
+/* Stops with an error naming who and saying why, unless gpu_enable(). */
+void require_gpu(const char *who);
+
+/* The array of x, a Variable or an array (Python: if isinstance(x,
+ * Variable): x = x.data). NULL for a Parameter not made yet. */
+static inline const NdArray *variable_array(const Variable *v)
+{
+    return v->data;
+}
+static inline const NdArray *parameter_array(const Parameter *p)
+{
+    return p->variable.data;
+}
+static inline const NdArray *array_itself(const NdArray *a)
+{
+    return a;
+}
+#define array_of(x) _Generic((x),                                        \
+    Variable *: variable_array,                                          \
+    const Variable *: variable_array,                                    \
+    Parameter *: parameter_array,                                        \
+    NdArray *: array_itself,                                             \
+    const NdArray *: array_itself)(x)
+
+/* Where x computes, x a Variable or an array: the device of its array,
+ * ND_CPU or ND_CUDA, and ND_CPU when it has none (Python:
+ * get_array_module(x), which answers the module that computes on x,
+ * numpy or cupy; here every nd_ function computes on its operands'
+ * device, and the device is what code asks to make an array beside x:
+ * nd_full_on(get_array_module(x), ...)). */
+NdDevice get_array_module(const NdArray *x);
+#define get_array_module(x) (get_array_module)(array_of(x))
+/* x on the host, x a Variable or an array (Python: as_numpy(x)): a new
+ * reference to x's array itself when it is there, else a copy. */
+NdArray *as_numpy(const NdArray *x);
+#define as_numpy(x) (as_numpy)(array_of(x))
+/* x on the GPU, x a Variable or an array (Python: as_cupy(x)): a new
+ * reference to x's array itself when it is there, else a copy. Stops
+ * with an error that says why when the GPU cannot be used (Python
+ * raises 'CuPy cannot be loaded. Install CuPy!'). */
+NdArray *as_cupy(const NdArray *x);
+#define as_cupy(x) (as_cupy)(array_of(x))
 
 /* ================================================= functions.c */
 
@@ -711,6 +815,12 @@ Variable *layer_call(Layer *layer, Variable *x);
 #define layer_call(layer, x) (layer_call)((layer), as_variable(x))
 /* Clears the gradient of every parameter (Python: layer.cleargrads()). */
 void layer_cleargrads(Layer *layer);
+/* Moves every parameter of layer, and of the layers in it, down to the
+ * last, to the host or to the GPU (Python: layer.to_cpu(),
+ * layer.to_gpu()), as variable_to_cpu and variable_to_gpu move one. A
+ * weight made later, at the first call, is made where its input is. */
+void layer_to_cpu(Layer *layer);
+void layer_to_gpu(Layer *layer);
 
 /* How deep layers may nest in one another for a walk. */
 enum { LAYER_MAX_DEPTH = 32 };
@@ -766,7 +876,9 @@ typedef struct LinearLayer {
  * from np.random.randn, scaled by sqrt(1 / in_size), when in_size is
  * known: at once if options.in_size is given, else at the first call,
  * from the width of x, as Python does, which decides when the random
- * numbers are drawn. */
+ * numbers are drawn. They are drawn on the host, by NumPy's generator,
+ * and the weight made at the first call is moved to x's device, so
+ * that a run on the GPU starts from a CPU run's weights. */
 Layer *linear_layer(int64_t out_size, LinearOptions options);
 /* L_linear(10), L_linear(10, .nobias = true) (Python: L.Linear(10),
  * L.Linear(10, nobias=True)). */
@@ -1158,6 +1270,8 @@ typedef struct DataLoader {
     int64_t iteration;          /* batches given in this epoch */
     NdArray *index;             /* owned: (data_size,) int64, this
                                  * epoch's order */
+    NdDevice device;            /* where its batches are handed out
+                                 * (Python: self.gpu); ND_CPU at first */
 } DataLoader;
 
 /* A new loader of dataset's items in batches of batch_size, owned by
@@ -1167,7 +1281,8 @@ typedef struct DataLoader {
  * drawn now; without, in the dataset's order. */
 DataLoader *dataloader(Dataset *dataset, int64_t batch_size, bool shuffle);
 /* The epoch's next batch: stores new references in *x (n, ...) and *t
- * (n, ...; NULL for a dataset without labels), n = batch_size or, for
+ * (n, ...; NULL for a dataset without labels), on the loader's device,
+ * n = batch_size or, for
  * the last batch, what is left, and returns true. At the end of the
  * epoch it resets the loader for the next, drawing its order, and
  * returns false, storing nothing (Python: next(loader), and the
@@ -1176,5 +1291,11 @@ bool dataloader_next(DataLoader *loader, NdArray **x, NdArray **t);
 /* Starts a new epoch now, in a new order when the loader shuffles
  * (Python: loader.reset()). */
 void dataloader_reset(DataLoader *loader);
+/* Hands out the next batches on the host, or on the GPU (Python:
+ * loader.to_cpu(), loader.to_gpu()): the dataset stays on the host, and
+ * each batch is moved when it is made. dataloader_to_gpu stops with the
+ * reason when the GPU cannot be used. */
+void dataloader_to_cpu(DataLoader *loader);
+void dataloader_to_gpu(DataLoader *loader);
 
 #endif /* DEZERO_H */

@@ -6,7 +6,9 @@
  * MeanSquaredError and SoftmaxCrossEntropy; and accuracy, a measure
  * without a gradient. Each backward is written
  * with the framework's functions, like core.c's, so that it can be
- * recorded and differentiated again. */
+ * recorded and differentiated again. Each runs on its inputs' device:
+ * the arrays common/ computes follow their operands, and the few made
+ * here (constants, zeros, index arrays) are made on that device. */
 #include <string.h>
 
 #include "dezero.h"
@@ -333,13 +335,15 @@ Variable *(F_get_item)(Variable *x, int n, const NdIndex *index)
     return function_call(get_item_function(n, index), x);
 }
 
-/* gx = zeros of x's shape and gy's dtype, then gy added at the index,
- * np.add.at: an element picked twice gets both gradients. */
+/* gx = zeros of x's shape and gy's dtype on gy's device, then gy added
+ * at the index, np.add.at: an element picked twice gets both
+ * gradients. */
 static void get_item_grad_forward(Function *self, NdArray *xs[],
                                   NdArray *ys[])
 {
     const GetItemFunction *f = (const GetItemFunction *)self;
-    ys[0] = nd_zeros(xs[0]->dtype, f->x_ndim, f->x_shape);
+    ys[0] = nd_full_on(get_array_module(xs[0]), xs[0]->dtype, f->x_ndim,
+                       f->x_shape, 0);
     nd_add_at(ys[0], f->n, f->index, xs[0]);
 }
 
@@ -717,7 +721,7 @@ Variable *(F_sigmoid_simple)(Variable *x)
 static void sigmoid_forward(Function *self, NdArray *xs[], NdArray *ys[])
 {
     (void)self;
-    NdArray *half = nd_scalar(0.5);
+    NdArray *half = as_array(0.5, ND_FLOAT64, get_array_module(xs[0]));
     NdArray *scaled = nd_mul(xs[0], half);
     NdArray *t = nd_tanh(scaled);
     NdArray *halved = nd_mul(t, half);
@@ -767,7 +771,7 @@ Variable *(F_sigmoid)(Variable *x)
 static void relu_forward(Function *self, NdArray *xs[], NdArray *ys[])
 {
     (void)self;
-    NdArray *zero = nd_scalar(0.0);
+    NdArray *zero = as_array(0.0, ND_FLOAT64, get_array_module(xs[0]));
     ys[0] = nd_maximum(xs[0], zero);
     nd_release(zero);
 }
@@ -778,7 +782,7 @@ static void relu_backward(Function *self, Variable *gys[],
                           Variable *gxs[])
 {
     const NdArray *x = self->inputs[0]->data;
-    NdArray *zero = nd_scalar(0.0);
+    NdArray *zero = as_array(0.0, ND_FLOAT64, get_array_module(x));
     Variable *mask = variable(nd_greater(x, zero));
     gxs[0] = F_mul(gys[0], mask);
     nd_release(zero);
@@ -895,7 +899,9 @@ static void clip_backward(Function *self, Variable *gys[],
 {
     const ClipFunction *f = (const ClipFunction *)self;
     const NdArray *x = self->inputs[0]->data;
-    NdArray *lo = nd_scalar(f->x_min), *hi = nd_scalar(f->x_max);
+    NdDevice device = get_array_module(x);
+    NdArray *lo = as_array(f->x_min, ND_FLOAT64, device);
+    NdArray *hi = as_array(f->x_max, ND_FLOAT64, device);
     NdArray *above = nd_greater_equal(x, lo);
     NdArray *below = nd_less_equal(x, hi);
     Variable *mask = variable(nd_mul(above, below));
@@ -977,7 +983,8 @@ static void mean_squared_error_forward(Function *self, NdArray *xs[],
     NdArray *diff = nd_sub(xs[0], xs[1]);
     NdArray *squares = nd_mul(diff, diff);          /* diff ** 2 */
     NdArray *sum = nd_sum(squares, ND_ALL_AXES, false);
-    NdArray *n = nd_scalar_of(ND_INT64, (double)diff->shape[0]);
+    NdArray *n = as_array((double)diff->shape[0], ND_INT64,
+                          get_array_module(diff));
     ys[0] = nd_div(sum, n);
     nd_release(n);
     nd_release(sum);
@@ -1020,8 +1027,10 @@ Variable *(F_mean_squared_error)(Variable *x0, Variable *x1)
 /* ---- softmax_cross_entropy_simple and SoftmaxCrossEntropy */
 
 /* The labels of t (N,) as the int64 array of indices that pick one
- * score per row of x (N, C), each checked to be in 0 .. C - 1; a new
- * reference. who names the caller in an error. */
+ * score per row of x (N, C), each checked to be in 0 .. C - 1, on a
+ * host copy (one transfer from the GPU, where one per label would be a
+ * transfer each); a new reference, on t's device. who names the caller
+ * in an error. */
 static NdArray *label_indices(const NdArray *x, const NdArray *t,
                               const char *who)
 {
@@ -1033,18 +1042,31 @@ static NdArray *label_indices(const NdArray *x, const NdArray *t,
                  "scores; got %lld of dtype %s", (long long)x->shape[0],
                  (long long)t->size, nd_dtype_name(t->dtype));
     NdArray *labels = nd_reshape(t, ND_SHAPE(-1));      // t.ravel()
-    for (int64_t i = 0; i < labels->size; i++) {
-        double label = nd_get_flat(labels, i);
+    NdArray *host = as_numpy(labels);
+    for (int64_t i = 0; i < host->size; i++) {
+        double label = nd_get_flat(host, i);
         if (label < 0 || label >= (double)x->shape[1]) {
+            nd_release(host);
             nd_release(labels);
             nd_error(who, "label %g of sample %lld is not a class of "
                      "0 .. %lld", label, (long long)i,
                      (long long)x->shape[1] - 1);
         }
     }
+    nd_release(host);
     NdArray *indices = nd_astype(labels, ND_INT64);
     nd_release(labels);
     return indices;
+}
+
+/* np.arange(N) on device: the rows of scores (N, C), to pick one
+ * score of each row by index arrays on the scores' device. */
+static NdArray *row_indices(int64_t N, NdDevice device)
+{
+    NdArray *rows = nd_arange(0, (double)N, 1, ND_INT64);     // (N,)
+    NdArray *moved = nd_to_device(rows, device);
+    nd_release(rows);
+    return moved;
 }
 
 // region: softmax_cross_entropy_simple
@@ -1055,7 +1077,7 @@ Variable *(F_softmax_cross_entropy_simple)(Variable *x, Variable *t)
     int64_t N = variable_len(x);
     NdArray *labels = label_indices(x->data, t->data,
                                     "softmax_cross_entropy_simple");
-    NdArray *rows = nd_arange(0, (double)N, 1, ND_INT64);   // (N,)
+    NdArray *rows = row_indices(N, get_array_module(x));    // (N,)
     Variable *p = F_softmax(x, 1);
     p = F_clip(p, 1e-15, 1.0);
     Variable *log_p = F_log(p);
@@ -1080,12 +1102,13 @@ static void softmax_cross_entropy_forward(Function *self, NdArray *xs[],
     int64_t N = x->shape[0];
     NdArray *log_z = logsumexp(x, 1);               // (N, 1)
     NdArray *log_p = nd_sub(x, log_z);              // (N, C)
-    NdArray *rows = nd_arange(0, (double)N, 1, ND_INT64);
+    NdArray *rows = row_indices(N, get_array_module(x));
     NdArray *picked = nd_getitem(log_p, 2, (NdIndex[]){
         ND_IDX_ARRAY(rows), ND_IDX_ARRAY(labels)});     // (N,)
     NdArray *sum = nd_sum(picked, ND_ALL_AXES, false);
     NdArray *minus = nd_neg(sum);
-    NdArray *n = nd_scalar_of(ND_FLOAT32, (double)N);   // np.float32(N)
+    NdArray *n = as_array((double)N, ND_FLOAT32,
+                          get_array_module(x));        // np.float32(N)
     ys[0] = nd_div(minus, n);
     nd_release(n);
     nd_release(minus);
@@ -1099,7 +1122,8 @@ static void softmax_cross_entropy_forward(Function *self, NdArray *xs[],
 
 /* gx = (softmax(x) - onehot(t)) gy / N, where onehot(t) is row t[i] of
  * the identity, in t's dtype: int64 labels make it float64, as NumPy's
- * subtraction of an int64 array does. t gets no gradient. */
+ * subtraction of an int64 array does. The identity is made on the host
+ * and moved to t's device (Python: xp.eye). t gets no gradient. */
 static void softmax_cross_entropy_backward(Function *self, Variable *gys[],
                                            Variable *gxs[])
 {
@@ -1107,7 +1131,8 @@ static void softmax_cross_entropy_backward(Function *self, Variable *gys[],
     int64_t N = variable_shape(x)[0], CLS_NUM = variable_shape(x)[1];
     Variable *gy = F_mul(gys[0], 1.0 / (double)N);
     Variable *y = F_softmax(x, 1);
-    NdArray *eye = nd_eye(CLS_NUM, variable_dtype(t));  // (C, C)
+    NdArray *host_eye = nd_eye(CLS_NUM, variable_dtype(t));   // (C, C)
+    NdArray *eye = nd_to_device(host_eye, get_array_module(t));
     NdArray *labels = label_indices(x->data, t->data,
                                     "softmax_cross_entropy");
     Variable *t_onehot = variable(nd_getitem(eye, 1, (NdIndex[]){
@@ -1115,6 +1140,7 @@ static void softmax_cross_entropy_backward(Function *self, Variable *gys[],
     gxs[0] = F_mul(F_sub(y, t_onehot), gy);
     nd_release(labels);
     nd_release(eye);
+    nd_release(host_eye);
 }
 
 static const FunctionClass softmax_cross_entropy_class = {

@@ -1,7 +1,7 @@
 /* layers.c - layers, as the book's layers.py: Layer, an object that
- * holds the parameters and the layers it registered, and the Linear
- * layer, whose weight is made at its first call, from the width of the
- * input. */
+ * holds the parameters and the layers it registered, and moves them all
+ * to the GPU and back, and the Linear layer, whose weight is made at
+ * its first call, from the width of the input, where the input is. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -157,25 +157,48 @@ void layer_cleargrads(Layer *layer)
         cleargrad(&p->variable);
 }
 
+/* Python: Layer.to_cpu and to_gpu, each parameter of self.params()
+ * moved. */
+void layer_to_cpu(Layer *layer)
+{
+    ParamIter it = layer_params(layer);
+    for (Parameter *p; (p = param_next(&it));)
+        variable_to_cpu(&p->variable);
+}
+
+void layer_to_gpu(Layer *layer)
+{
+    require_gpu("layer_to_gpu");
+    ParamIter it = layer_params(layer);
+    for (Parameter *p; (p = param_next(&it));)
+        variable_to_gpu(&p->variable);
+}
+
 /* ---- Linear */
 
-/* W's data: randn(in_size, out_size) cast to the layer's dtype, times
- * sqrt(1 / in_size). NumPy multiplies a float32 array by that float64
- * number in float32 (a 0-d operand does not widen it), and so does
- * nd_mul. */
-static void init_W(LinearLayer *l)
+/* W's data on device: randn(in_size, out_size) cast to the layer's
+ * dtype, times sqrt(1 / in_size), computed on the host, where NumPy's
+ * generator is, and moved (Python: _init_W(xp), which draws with xp's
+ * own generator, so that Python's GPU run starts from other weights
+ * than its CPU run; this one starts from the same). NumPy multiplies a
+ * float32 array by that float64 number in float32 (a 0-d operand does
+ * not widen it), and so does nd_mul. */
+static void init_W(LinearLayer *l, NdDevice device)
 {
     NdArray *r = nd_random_randn(ND_SHAPE(l->in_size, l->out_size));
     NdArray *cast = nd_astype(r, l->dtype);
     NdArray *scale = nd_scalar(sqrt(1.0 / (double)l->in_size));
-    l->W->variable.data = nd_mul(cast, scale);      // (in, out)
+    NdArray *W = nd_mul(cast, scale);               // (in, out)
+    l->W->variable.data = nd_to_device(W, device);
+    nd_release(W);
     nd_release(scale);
     nd_release(cast);
     nd_release(r);
 }
 
-/* y = x W + b, making W first if it has no data yet: its input size is
- * x's second axis (Python: self.in_size = x.shape[1]). */
+/* y = x W + b, making W first, on x's device, if it has no data yet:
+ * its input size is x's second axis (Python: self.in_size =
+ * x.shape[1]). */
 static Variable *linear_layer_forward(Layer *self, Variable *x)
 {
     LinearLayer *l = (LinearLayer *)self;
@@ -184,7 +207,7 @@ static Variable *linear_layer_forward(Layer *self, Variable *x)
             nd_error("linear_layer", "an input of %d axes; Linear takes "
                      "(N, in_size)", variable_ndim(x));
         l->in_size = variable_shape(x)[1];
-        init_W(l);
+        init_W(l, get_array_module(x));
     }
     return F_linear(x, l->W, l->b);
 }
@@ -210,7 +233,7 @@ Layer *linear_layer(int64_t out_size, LinearOptions options)
     l->dtype = options.dtype == ND_BOOL ? ND_FLOAT32 : options.dtype;
     l->W = layer_add_param(&l->layer, parameter(NULL, "W"));
     if (l->in_size > 0)
-        init_W(l);
+        init_W(l, ND_CPU);
     if (!options.nobias)
         l->b = layer_add_param(&l->layer, parameter(
             nd_zeros(l->dtype, ND_SHAPE(out_size)), "b"));

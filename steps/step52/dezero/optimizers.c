@@ -3,7 +3,8 @@
  * running its hooks on them; SGD, MomentumSGD, AdaGrad, AdaDelta and
  * Adam; and the hooks WeightDecay, ClipGrad and FreezeParam. Updates
  * work on the arrays, in place, as NumPy's in-place operators do: in
- * the dtype of the promotion, stored back into the parameter's. */
+ * the dtype of the promotion, stored back into the parameter's; on the
+ * parameter's device, where its state is made too. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -98,7 +99,8 @@ void optimizer_add_hook(Optimizer *o, Hook hook)
  * (parameter, arrays) pairs. The walk visits the parameters in the
  * same order at every update, so the search starts where the last one
  * ended and finds the next parameter at once; a parameter not there
- * yet gets zeros like its data, one array per slot. */
+ * yet gets zeros like its data, on its device, one array per slot
+ * (Python: xp.zeros_like(param.data)). */
 NdArray **optimizer_state(Optimizer *o, Parameter *p)
 {
     for (int k = 0; k < o->nstates; k++) {
@@ -155,10 +157,11 @@ void optimizer_update(Optimizer *o)
 
 /* ---- helpers for the updates, on arrays */
 
-/* a * b as NumPy computes it for a number a; a new array. */
+/* a * b as NumPy computes it for a number a; a new array. The numbers
+ * here are made on the device of the array they meet. */
 static NdArray *scaled(double a, const NdArray *b)
 {
-    NdArray *s = nd_scalar(a);
+    NdArray *s = as_array(a, ND_FLOAT64, get_array_module(b));
     NdArray *y = nd_mul(s, b);
     nd_release(s);
     return y;
@@ -179,7 +182,7 @@ static void add_into(NdArray *dst, NdArray *v)
 
 static void scale_into(NdArray *dst, double a)
 {
-    NdArray *s = nd_scalar(a);
+    NdArray *s = as_array(a, ND_FLOAT64, get_array_module(dst));
     nd_imul(dst, s);
     nd_release(s);
 }
@@ -187,7 +190,7 @@ static void scale_into(NdArray *dst, double a)
 /* a + eps for a number eps; a new array. */
 static NdArray *plus(const NdArray *a, double eps)
 {
-    NdArray *e = nd_scalar(eps);
+    NdArray *e = as_array(eps, ND_FLOAT64, get_array_module(a));
     NdArray *y = nd_add(a, e);
     nd_release(e);
     return y;
