@@ -61,12 +61,18 @@ fuzz: deps
 
 .PHONY: fuzz
 
-# The GPU half alone (mk/gpu.mk): its test cases and its benchmark, both
-# failing with the reason on a machine without a GPU.
+# The GPU half alone (mk/gpu.mk): its test cases, its benchmark, and
+# gpu-check, everything the GPU half has in one visit to a GPU machine
+# (built with every core, then one table); each fails with the reason
+# on a machine without a GPU.
 test-gpu: deps
 	@$(MAKE) --no-print-directory -f mk/gpu.mk test $(BUILD_VARS)
 
 bench-gpu: deps
 	@$(MAKE) --no-print-directory -f mk/gpu.mk bench $(BUILD_VARS)
 
-.PHONY: test-gpu bench-gpu
+gpu-check: deps
+	@$(MAKE) --no-print-directory -j$$(nproc) -f mk/gpu.mk check \
+	    $(BUILD_VARS)
+
+.PHONY: test-gpu bench-gpu gpu-check

@@ -1,7 +1,8 @@
 # gpu.mk - the GPU half on its own, run from the top as `make test-gpu`
-# (its test cases alone, tests/common/test_gpu.c --gpu-only) and
-# `make bench-gpu` (bench/bench_gpu.c). Both fail, saying why, on a
-# machine without a GPU.
+# (its test cases alone, tests/common/test_gpu.c --gpu-only),
+# `make bench-gpu` (bench/bench_gpu.c) and `make gpu-check` (all of the
+# GPU half in one visit to a GPU machine, mk/gpu_check.sh). Each fails,
+# saying why, on a machine without a GPU.
 include mk/flags.mk
 
 LIBND := common/build/$(VARIANT)/libnd.a
@@ -26,4 +27,39 @@ $(BENCH): bench/bench_gpu.c $(LIBND)
 $(LIBND): FORCE
 	@$(MAKE) --no-print-directory -C common
 
-.PHONY: test bench FORCE
+# region: check
+# gpu-check asks for the GPU as soon as the library is built (test_gpu
+# --gpu-status), so that a machine without one stops there with the
+# reason; then it builds the rest and mk/gpu_check.sh runs the parts.
+STEP52 := steps/step52
+DEVICE_TEST := tests/build/$(VARIANT)/gpu/test_device
+MNIST_TINY := tests/build/$(VARIANT)/gpu/mnist_tiny
+
+check: $(TEST)
+	@status=$$(./$(TEST) --gpu-status) && [ "$$status" = available ] || \
+	    { echo "gpu-check: no GPU here: $$status" >&2; exit 1; }
+	@$(MAKE) --no-print-directory -f mk/gpu.mk check-programs
+	@mk/gpu_check.sh $(VARIANT)
+
+check-programs: $(DEVICE_TEST) $(BENCH) $(MNIST_TINY)
+
+step52: FORCE
+	@$(MAKE) --no-print-directory -C $(STEP52)
+
+# Step 52's device cases, compiled as tests/run.sh compiles a step's
+# test: against the step's objects (built with it, listed once built).
+$(DEVICE_TEST): tests/steps/test_device.c step52 $(LIBND)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Icommon -Itests -o $@ $< \
+	    $(wildcard $(STEP52)/build/$(VARIANT)/dezero/*.o) $(LIBND) \
+	    -DSTEP=52 -I$(STEP52) -I$(STEP52)/dezero $(LDFLAGS) $(LDLIBS) \
+	    -lcmocka
+
+# Synthetic digits of MNIST's shapes, for a machine whose cache has no
+# MNIST (as bench/train.sh does).
+$(MNIST_TINY): tests/mnist_tiny.c tests/mnist_tiny.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Itests $< -lz -o $@
+# endregion
+
+.PHONY: test bench check check-programs step52 FORCE

@@ -222,6 +222,15 @@ local function step_sources(nn)
   return files
 end
 
+-- Whether a file of a step is a program of its own beside main.c (any
+-- other .c at the top, mk/step.mk: step 52's tour.c). Its definitions
+-- are not the step's program's: a name is looked for in it only when
+-- file= names it, and compared only with the same file in the step
+-- before.
+local function own_program(file)
+  return file ~= 'main.c' and file:match('^[^/]+%.c$') ~= nil
+end
+
 -- Where file= points: inside the step, or (without step=) from the root.
 local function source_path(nn, file)
   if nn then
@@ -293,18 +302,24 @@ local function find_definition(nn, file, name, with_comment)
   if not nn then
     fail('name= needs file= or step=')
   end
-  local found = {}
+  local found, others = {}, {}
   for _, f in ipairs(step_sources(nn)) do
-    local full = source_path(nn, f)
-    local lines = read_lines(full)
-    local def = csource.find(lines, name, with_comment)
-    if def then
-      found[#found + 1] = { path = full, lines = lines, def = def }
+    if own_program(f) then
+      others[#others + 1] = f
+    else
+      local full = source_path(nn, f)
+      local lines = read_lines(full)
+      local def = csource.find(lines, name, with_comment)
+      if def then
+        found[#found + 1] = { path = full, lines = lines, def = def }
+      end
     end
   end
   if #found == 0 then
     fail('steps/step%s has no function, struct, typedef, macro or global'
-      .. ' named %s', nn, name)
+      .. ' named %s%s', nn, name, #others == 0 and '' or
+      (' (a program of its own, ' .. table.concat(others, ', ')
+        .. ', is searched only with file=)'))
   end
   -- A definition with a body (in a .c) wins over declarations (in a .h).
   local bodies = {}
@@ -374,12 +389,15 @@ end
 local function place_of(piece, nn, prev, with_comment)
   local file = in_step(piece.path, nn)
   local where = exists(source_path(prev, file)) and file or nil
-  local ok, hit = pcall(find_definition, prev, where, piece.name,
-    with_comment)
-  if not ok and where then  -- not in the same file: anywhere else?
+  local own = own_program(file)
+  local ok, hit = false, nil
+  if where or not own then
+    ok, hit = pcall(find_definition, prev, where, piece.name, with_comment)
+  end
+  if not ok and where and not own then  -- not in the same file: elsewhere?
     ok, hit = pcall(find_definition, prev, nil, piece.name, with_comment)
   end
-  if not ok and getmetatable(hit) ~= Unresolved then
+  if not ok and hit ~= nil and getmetatable(hit) ~= Unresolved then
     error(hit, 0)
   end
   -- A declaration (in a header) is new where the step before had only

@@ -1,0 +1,98 @@
+// FIRST_STEP: 52
+/* test_tour.c - step 52's second program, the tour of device arrays
+ * (steps/stepNN/tour, or build/asan/tour in the sanitizer build): it
+ * makes its arrays, times fftn on the host, and then either runs the
+ * device half or says why that half is skipped, within 80 columns, and
+ * exits 0. The arrays are shrunk (DEZERO_TOUR_SIZE=200) so that the run
+ * under ASan stays short; a size that is not a number is refused with a
+ * message naming the variable. */
+#include <sys/wait.h>
+
+#include "nd_test.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define VARIANT_FOLDER "build/asan/"
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define VARIANT_FOLDER "build/asan/"
+#endif
+#endif
+#ifndef VARIANT_FOLDER
+#define VARIANT_FOLDER ""
+#endif
+
+enum { SIDE = 200 };
+
+/* Runs the tour with DEZERO_TOUR_SIZE=size, stdout and stderr together
+ * into out; returns its exit status. */
+static int run_tour(const char *size, char *out, size_t out_size)
+{
+    char command[256];
+    snprintf(command, sizeof command,
+             "DEZERO_TOUR_SIZE='%s' steps/step%02d/" VARIANT_FOLDER
+             "tour 2>&1", size, STEP);
+    FILE *pipe = popen(command, "r");
+    assert_non_null(pipe);
+    size_t len = fread(out, 1, out_size - 1, pipe);
+    out[len] = '\0';
+    int status = pclose(pipe);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static void expect_line(const char *out, const char *line)
+{
+    if (!strstr(out, line))
+        fail_msg("the tour did not print \"%s\"; it printed:\n%s", line,
+                 out);
+}
+
+static void test_runs_its_half_and_exits_0(void **state)
+{
+    (void)state;
+    static char out[16384];
+    int status = run_tour("200", out, sizeof out);
+    if (status != 0)
+        fail_msg("the tour exited with %d:\n%s", status, out);
+    char line[128];
+    snprintf(line, sizeof line, "x1  shape (%d, %d)", SIDE, SIDE);
+    expect_line(out, line);
+    snprintf(line, sizeof line, "x2  shape (%d, %d)", 2 * SIDE, 2 * SIDE);
+    expect_line(out, line);
+    snprintf(line, sizeof line, "int64  nbytes %10zu\n",
+             (size_t)SIDE * SIDE * sizeof(int64_t));
+    expect_line(out, line);
+    expect_line(out, "fftn on the host, by FFTW");
+    if (nd_gpu_available()) {
+        expect_line(out, "allclose to the host's: yes");
+        expect_line(out, "runs on the host; convert it first with");
+        expect_line(out, "shuffled, on the host");
+        expect_line(out, "int64, on cuda\n");
+    } else {
+        snprintf(line, sizeof line, "No GPU here: %s.\n", nd_gpu_status());
+        expect_line(out, line);
+        expect_line(out, "The device half of the tour is skipped");
+    }
+    for (const char *p = out; *p;) {
+        size_t len = strcspn(p, "\n");
+        if (len > 80)
+            fail_msg("a line of %zu columns: %.*s", len, (int)len, p);
+        p += len + (p[len] == '\n');
+    }
+}
+
+static void test_refuses_a_size_that_is_not_a_number(void **state)
+{
+    (void)state;
+    char out[1024];
+    assert_int_equal(run_tour("big", out, sizeof out), 1);
+    expect_line(out, "DEZERO_TOUR_SIZE=big: want a side from 1 to 8000");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_runs_its_half_and_exits_0),
+        cmocka_unit_test(test_refuses_a_size_that_is_not_a_number),
+    };
+    return cmocka_run_group_tests_name("tour", tests, NULL, NULL);
+}
