@@ -88,6 +88,17 @@ static void explain(NdGpuInit init, const char *detail)
         snprintf(reason, sizeof reason, "%s", why);
 }
 
+/* Whether the CUDA driver is installed. Without it the library can do
+ * nothing, and opening it would still map cuBLAS and cuFFT, some 145 MB
+ * of a CPU-only program's memory, for good (see load). */
+static bool driver_installed(void)
+{
+    void *driver = dlopen("libcuda.so.1", RTLD_LAZY | RTLD_LOCAL);
+    if (driver)
+        dlclose(driver);
+    return driver != NULL;
+}
+
 /* Opens the library and asks it for a device. The library stays loaded
  * even when it finds none: the CUDA runtime in it registers exit
  * handlers, which must still be there when the program ends. */
@@ -97,6 +108,10 @@ static void load(void)
     const char *path = library_path();
     if (!path)
         return;
+    if (!driver_installed()) {
+        explain(ND_GPU_NO_DRIVER, "libcuda.so.1 not found");
+        return;
+    }
     void *library = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!library) {
         snprintf(reason, sizeof reason, "GPU library could not be "

@@ -365,23 +365,52 @@ static void test_status_says_why(void **state)
         print_message("GPU support is off: %s\n", status);
 }
 
+/* True when a library whose name holds name is mapped into this
+ * process (/proc/self/maps). */
+static bool library_mapped(const char *name)
+{
+    FILE *maps = fopen("/proc/self/maps", "r");
+    assert_non_null(maps);
+    char line[4096];
+    bool found = false;
+    while (!found && fgets(line, sizeof line, maps))
+        found = strstr(line, name) != NULL;
+    fclose(maps);
+    return found;
+}
+
+/* Without a driver the GPU library is not opened at all: it would map
+ * cuBLAS and cuFFT (some 145 MB) into a program that cannot use them. */
+static void test_no_driver_loads_no_cuda_libraries(void **state)
+{
+    (void)state;
+    if (strncmp(nd_gpu_status(), "no CUDA driver", 14) != 0)
+        skip();
+    assert_false(library_mapped("libnd_cuda"));
+    assert_false(library_mapped("libcublas"));
+    assert_false(library_mapped("libcufft"));
+}
+
 /* A copy of this program in a checkout that holds a GPU library (here
  * an empty file, which cannot load) opens that one, not the one the
- * build recorded: the status names the copy's library. */
+ * build recorded: the status names the copy's library. A stand-in
+ * driver (an empty shared object) gets it past the driver check on a
+ * machine without one. */
 static void test_library_found_near_a_moved_program(void **state)
 {
     (void)state;
     char root[] = "/tmp/nd-moved-XXXXXX", command[512], status[512];
     assert_non_null(mkdtemp(root));
     snprintf(command, sizeof command,
-             "mkdir -p %s/common/build/cuda %s/steps/step52 && "
+             "mkdir -p %s/common/build/cuda %s/steps/step52 %s/driver && "
              ": > %s/common/build/cuda/libnd_cuda.so && "
+             "cc -shared -x c /dev/null -o %s/driver/libcuda.so.1 && "
              "cp /proc/%d/exe %s/steps/step52/step52", root, root, root,
-             (int)getpid(), root);
+             root, root, (int)getpid(), root);
     assert_int_equal(system(command), 0);
     snprintf(command, sizeof command,
-             "env -u ND_GPU_LIBRARY %s/steps/step52/step52 --gpu-status",
-             root);
+             "env -u ND_GPU_LIBRARY LD_LIBRARY_PATH=%s/driver "
+             "%s/steps/step52/step52 --gpu-status", root, root);
     FILE *out = popen(command, "r");
     assert_non_null(out);
     assert_non_null(fgets(status, sizeof status, out));
@@ -1387,6 +1416,7 @@ int main(int argc, char **argv)
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_status_says_why),
+        cmocka_unit_test(test_no_driver_loads_no_cuda_libraries),
         cmocka_unit_test(test_off_refuses_to_move),
         cmocka_unit_test(test_library_found_near_a_moved_program),
         cmocka_unit_test(test_index_offsets),
