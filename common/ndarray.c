@@ -292,6 +292,14 @@ NdArray *nd_full_like(const NdArray *a, double value)
     return filled_like("nd_full_like", a, value);
 }
 
+NdArray *nd_full_on(NdDevice device, NdDtype dtype, int ndim,
+                    const int64_t *shape, double value)
+{
+    if (device == ND_CUDA)
+        return nd_gpu_full("nd_full_on", dtype, ndim, shape, value);
+    return new_filled("nd_full_on", dtype, ndim, shape, value);
+}
+
 NdArray *nd_scalar(double value)
 {
     return new_filled("nd_scalar", ND_FLOAT64, 0, NULL, value);

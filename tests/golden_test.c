@@ -23,7 +23,13 @@
  * A program that reads data (step 51's MNIST) finds it in its scratch
  * folder: tests/golden/inputs.tsv names what to put there first, such
  * as the suite's tiny MNIST (mnist_tiny.h). Those files need no row,
- * but must still be there, unchanged, when the program ends. */
+ * but must still be there, unchanged, when the program ends.
+ *
+ * Every program runs with GPU support off, as Python made the outputs
+ * on the CPU: ND_GPU_LIBRARY names a library that is not there
+ * (GPU_OFF), so that step 52 trains on the CPU and says why in the same
+ * words on every machine, with a GPU or without, with nvcc or without.
+ * (The GPU runs are tests/steps/test_device.c's.) */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
@@ -38,6 +44,9 @@
 
 #include "idx.h"
 #include "mnist_tiny.h"
+
+/* The GPU library of every golden run: none (see above). */
+#define GPU_OFF "/nonexistent/libnd_cuda.so"
 #include "steps/dot_text.h"
 #include "nd_test.h"
 
@@ -1065,7 +1074,7 @@ static void check_step(void **state)
     prepare_inputs(step, scratch);
     /* Steps before 17 leave their graphs to the OS (DESIGN.md, 4). */
     snprintf(command, sizeof command, "cd '%s' && DEZERO_CACHE_DIR='%s' "
-             "%s'%s' 2>&1", scratch, scratch,
+             "ND_GPU_LIBRARY=" GPU_OFF " %s'%s' 2>&1", scratch, scratch,
              step < 17 ? "ASAN_OPTIONS=detect_leaks=0 " : "", program_path);
 
     FILE *want_file = fopen(golden, "r");

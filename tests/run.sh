@@ -229,6 +229,9 @@ fi
 # the scratch folder; step 51's MNIST takes valgrind minutes an epoch
 # even on the tiny set, so valgrind sees one epoch (DEZERO_EPOCHS) of
 # 100 training and 100 test images: every line of the program, once.
+# GPU support is off (ND_GPU_LIBRARY names no library), as in the golden
+# runs: step 52 then trains on the CPU without opening the CUDA
+# libraries, whose loading valgrind flags inside the dynamic loader.
 VALGRIND=(valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect
           --error-exitcode=99 --quiet)
 leak_check() {   # NN
@@ -242,6 +245,7 @@ leak_check() {   # NN
     esac || { rm -rf "$scratch"; return 1; }
     report=$(cd "$scratch" && DEZERO_CACHE_DIR=$scratch \
         DEZERO_GRID_STEP=0.01 DEZERO_EPOCHS=1 \
+        ND_GPU_LIBRARY=/nonexistent/libnd_cuda.so \
         "${VALGRIND[@]}" "$program" 2>&1 >/dev/null)
     local status=$?
     rm -rf "$scratch"

@@ -156,6 +156,21 @@ static void test_like_functions_copy_dtype_and_shape(void **state)
     nd_release(fi);
 }
 
+/* nd_full_on the host is nd_full; on the GPU see common/test_gpu.c. */
+static void test_full_on_the_host(void **state)
+{
+    (void)state;
+    NdArray *f = nd_full_on(ND_CPU, ND_FLOAT32, ND_SHAPE(2), 0.1);
+    EXPECT_ARRAY(f, ND_FLOAT32, ND_SHAPE(2), 0x1.99999ap-4, 0x1.99999ap-4);
+    assert_int_equal(f->device, ND_CPU);
+    NdArray *s = nd_full_on(ND_CPU, ND_INT64, ND_SCALAR_SHAPE, 2.7);
+    EXPECT_ARRAY(s, ND_INT64, ND_SCALAR_SHAPE, 2);
+    EXPECT_ND_ERROR(nd_full_on(ND_CPU, ND_FLOAT64, ND_SHAPE(-1), 0),
+                    "nd_full_on: negative dimensions are not allowed");
+    nd_release(f);
+    nd_release(s);
+}
+
 /* ------------------------------------------------------------ arange */
 
 static void test_arange_int(void **state)
@@ -506,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_empty_has_shape),
         cmocka_unit_test(test_zeros_ones_full),
         cmocka_unit_test(test_like_functions_copy_dtype_and_shape),
+        cmocka_unit_test(test_full_on_the_host),
         cmocka_unit_test(test_arange_int),
         cmocka_unit_test(test_arange_float_matches_numpy_bits),
         cmocka_unit_test(test_arange_negative_step),

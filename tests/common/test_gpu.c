@@ -387,6 +387,8 @@ static void test_off_refuses_to_move(void **state)
     NdArray *a = nd_ones(ND_FLOAT64, ND_SHAPE(3));
     EXPECT_ND_ERROR(nd_to_device(a, ND_CUDA), "GPU support is off");
     EXPECT_ND_ERROR(nd_to_device(a, ND_CUDA), nd_gpu_status());
+    EXPECT_ND_ERROR(nd_full_on(ND_CUDA, ND_FLOAT32, ND_SHAPE(2), 0),
+                    "nd_full_on: GPU support is off");
     nd_release(a);
 }
 
@@ -487,6 +489,11 @@ static void test_filled_like(void **state)
         expect_same(device, nd_ones_like(a), nd_ones_like(d));
         expect_same(device, nd_full_like(a, -2.5), nd_full_like(d, -2.5));
         expect_same(device, nd_copy(a), nd_copy(d));
+        NdDtype dtype = all_dtypes[k];
+        expect_same(device, nd_full(dtype, ND_SHAPE(3, 2), -2.5),
+                    nd_full_on(device, dtype, ND_SHAPE(3, 2), -2.5));
+        expect_same(device, nd_full(dtype, ND_SCALAR_SHAPE, 0.5),
+                    nd_full_on(device, dtype, ND_SCALAR_SHAPE, 0.5));
         RELEASE(a, d);
     }
 }
