@@ -22,6 +22,7 @@
  *                  classifier's decision regions, a learning curve, an
  *                  image; reshape_sum_backward, for Sum; logsumexp
  *   layers.c       Layer, which holds parameters and other layers, and
+ *                  saves their weights to a file and loads them back;
  *                  the Linear layer
  *   models.c       Model, a layer to be trained as a whole, which can
  *                  draw its graph, and MLP
@@ -779,6 +780,14 @@ typedef struct LayerClass {
     /* y = the layer applied to x: a Variable of the innermost pool.
      * Borrows x. */
     Variable *(*forward)(Layer *self, Variable *x);
+    /* For a parameter p of self that has no data yet: stores the dtype
+     * and the shape it will be made with (Linear's W, at the first
+     * call), -1 for an axis the input decides, and returns the number
+     * of axes; layer_load_weights checks an array against them before
+     * p takes it. NULL for a kind of layer that makes every parameter
+     * at once. */
+    int (*unmade_param)(const Layer *self, const Parameter *p,
+                        NdDtype *dtype, int64_t shape[ND_MAX_DIMS]);
 } LayerClass;
 
 /* A layer: the parameters and the layers registered with it, each in
@@ -797,6 +806,9 @@ struct Layer {
     int nlayers;
     int layers_capacity;
     Layer **layers;             /* owned array of references */
+    char **layer_names;         /* owned: the name each layer has here
+                                 * (Python: the attribute's), a copy;
+                                 * NULL for a layer given none */
 };
 
 extern int layers_alive;        /* Layers made and not yet freed */
@@ -805,11 +817,25 @@ extern int layers_alive;        /* Layers made and not yet freed */
  * that starts with a Layer), owned by the innermost pool. */
 Layer *layer_new(const LayerClass *cls, size_t size);
 /* Registers p with layer, which keeps a reference to it (Python:
- * self.W = p, for a Parameter p); returns p. */
+ * self.W = p, for a Parameter p); returns p. p's name stands for the
+ * attribute's: it is p's key in a saved file (W in l0/W). */
 Parameter *layer_add_param(Layer *layer, Parameter *p);
+/* What layer_add_layer takes besides the two layers. */
+typedef struct AddLayerOptions {
+    const char *name;           /* the attribute's name (Python: l1 in
+                                 * self.l1 = child): the first part of
+                                 * the keys of child's parameters in a
+                                 * saved file, l1/W; borrowed, copied.
+                                 * NULL: none, and the layer holding
+                                 * child cannot be saved */
+} AddLayerOptions;
 /* Registers the layer child with layer, which keeps a reference to it
  * (Python: self.l1 = child, for a Layer child); returns child. */
-Layer *layer_add_layer(Layer *layer, Layer *child);
+Layer *layer_add_layer(Layer *layer, Layer *child, AddLayerOptions options);
+/* layer_add_layer(self, child, .name = "l1"); the name may be left out
+ * for a layer that is never saved. */
+#define layer_add_layer(layer, child, ...) \
+    (layer_add_layer)((layer), (child), (AddLayerOptions){__VA_ARGS__})
 /* y = layer(x) (Python: layer(x)): the class's forward on x. */
 Variable *layer_call(Layer *layer, Variable *x);
 #define layer_call(layer, x) (layer_call)((layer), as_variable(x))
@@ -821,6 +847,28 @@ void layer_cleargrads(Layer *layer);
  * weight made later, at the first call, is made where its input is. */
 void layer_to_cpu(Layer *layer);
 void layer_to_gpu(Layer *layer);
+
+/* Writes the data of every parameter of layer, and of the layers in
+ * it, down to the last, into the .npz file at path, each under its key
+ * (Python: layer.save_weights(path)): the parameter's name, after the
+ * names of the layers that hold it, joined by '/': l0/W, l0/b, l1/W,
+ * ... for an MLP. Written as np.savez_compressed writes (common/npz.h),
+ * so that NumPy and Python's DeZero read it, from host copies of the
+ * arrays: the model stays where it is (Python moves it to the host).
+ * ".npz" is added to a path without it. Stops with an error, and
+ * writes nothing, for a parameter not made yet, without a name, or
+ * with the key of another; a file is written whole or not at all.
+ * Borrows both. */
+void layer_save_weights(Layer *layer, const char *path);
+/* Sets the data of every parameter of layer, and of the layers in it,
+ * from the array under its key in the .npz file at path, as
+ * layer_save_weights writes it (Python: layer.load_weights(path)); the
+ * array goes to the device of the parameter's data, or to the host for
+ * a parameter not made yet. An array the model has no parameter for
+ * is ignored, as in Python. A key that is missing, or an array whose
+ * shape or dtype is not the parameter's, stops with an error that names
+ * the file and the key, and no parameter is changed. Borrows both. */
+void layer_load_weights(Layer *layer, const char *path);
 
 /* How deep layers may nest in one another for a walk. */
 enum { LAYER_MAX_DEPTH = 32 };

@@ -1,6 +1,8 @@
 /* models.c - models, as the book's models.py: drawing a model's graph
  * (Python: Model.plot), and MLP, a stack of Linear layers with an
  * activation between them. */
+#include <stdio.h>
+
 #include "dezero.h"
 
 /* The graph of model's forward pass on x, drawn into to_file with each
@@ -30,8 +32,8 @@ static const LayerClass mlp_class = {
 };
 
 /* A new MLP with a Linear layer for each of the nsizes output sizes,
- * registered in order (Python: setattr(self, 'l' + str(i), layer)),
- * each making its weight at its first call. */
+ * registered in order as l0, l1, ... (Python: setattr(self, 'l' +
+ * str(i), layer)), each making its weight at its first call. */
 Model *mlp(int nsizes, const int64_t *sizes,
            Variable *(*activation)(Variable *x))
 {
@@ -39,7 +41,10 @@ Model *mlp(int nsizes, const int64_t *sizes,
         nd_error("mlp", "an MLP needs at least one layer size");
     MLPModel *m = (MLPModel *)layer_new(&mlp_class, sizeof *m);
     m->activation = activation ? activation : F_sigmoid;
-    for (int i = 0; i < nsizes; i++)
-        layer_add_layer(&m->layer, L_linear(sizes[i]));
+    for (int i = 0; i < nsizes; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "l%d", i);
+        layer_add_layer(&m->layer, L_linear(sizes[i]), .name = name);
+    }
     return &m->layer;
 }
