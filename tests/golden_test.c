@@ -25,6 +25,12 @@
  * as the suite's tiny MNIST (mnist_tiny.h). Those files need no row,
  * but must still be there, unchanged, when the program ends.
  *
+ * A program whose second run is not its first (step 53 goes on from the
+ * weights its last run saved) runs as often as tests/golden/runs.tsv
+ * says, one run after the other in the same scratch folder; the golden
+ * file holds what the runs print, one after the other, and every run
+ * must exit with the expected status.
+ *
  * Every program runs with GPU support off, as Python made the outputs
  * on the CPU: ND_GPU_LIBRARY names a library that is not there
  * (GPU_OFF), so that step 52 trains on the CPU and says why in the same
@@ -44,6 +50,7 @@
 
 #include "idx.h"
 #include "mnist_tiny.h"
+#include "npz.h"
 
 /* The GPU library of every golden run: none (see above). */
 #define GPU_OFF "/nonexistent/libnd_cuda.so"
@@ -147,6 +154,28 @@ static Expectation expectation_for(int step)
     fail_msg("%s has no row for step%02d (see tests/golden/README.md)",
              table, step);
     return (Expectation){.exact = true};
+}
+
+/* How many times step's program runs in its scratch folder: the number
+ * its row of runs.tsv gives ("stepNN<TAB>2"), else once. */
+static int runs_for(int step)
+{
+    const char *table = "tests/golden/runs.tsv";
+    FILE *f = fopen(table, "r");
+    if (!f)
+        fail_msg("cannot open %s", table);
+    char line[256];
+    int lineno = 0, s, runs = 1;
+    while (fgets(line, sizeof line, f)) {
+        lineno++;
+        if (line[0] == '#' || sscanf(line, "step%d", &s) != 1 || s != step)
+            continue;
+        if (sscanf(line, "step%*d\t%d", &runs) != 1 || runs < 1 ||
+            runs > 9)
+            fail_msg("%s:%d: want stepNN<TAB>runs, 1 to 9", table, lineno);
+    }
+    fclose(f);
+    return runs;
 }
 
 /* Prints line number `line` of text (1-based), at most 160 characters,
@@ -829,6 +858,79 @@ static void check_svg_image(const char *what, const char *path,
     free(pixels);
 }
 
+/* Sorts lines by strcmp, for qsort. */
+static int compare_lines(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The arrays of the .npz file at path, a line each, "key<TAB>shape<TAB>
+ * dtype", as np.load shows them ("l0/W\t(784, 1000)\tfloat32"), sorted
+ * by key: a text the caller frees. An unreadable file stops with
+ * nd_error. (Not inlined into npz_listing_caught, whose setjmp would
+ * make the compiler fear for its variables.) */
+__attribute__((noinline))
+static char *npz_listing(const char *path)
+{
+    NdNpz *npz = nd_npz_open(path);
+    int count;
+    const char *const *keys = nd_npz_keys(npz, &count);
+    char **lines = calloc((size_t)count + 1, sizeof *lines);
+    size_t total = 1;
+    for (int i = 0; i < count; i++) {
+        NdArray *a = nd_npz_get(npz, keys[i]);
+        char *shape = nd_shape_str(a);
+        size_t n = strlen(keys[i]) + strlen(shape) + 32;
+        lines[i] = malloc(n);
+        snprintf(lines[i], n, "%s\t%s\t%s\n", keys[i], shape,
+                 nd_dtype_name(a->dtype));
+        total += strlen(lines[i]);
+        free(shape);
+        nd_release(a);
+    }
+    nd_npz_close(npz);
+    qsort(lines, (size_t)count, sizeof *lines, compare_lines);
+    char *text = malloc(total);
+    text[0] = '\0';
+    for (int i = 0; i < count; i++) {
+        strcat(text, lines[i]);
+        free(lines[i]);
+    }
+    free(lines);
+    return text;
+}
+
+/* npz_listing(path), or NULL with the error's message in
+ * nd_test_message. */
+static char *npz_listing_caught(const char *path)
+{
+    char *volatile got = NULL;
+    NdErrorHandler old = nd_set_error_handler(nd_test_error_handler);
+    if (setjmp(nd_test_jump) == 0)
+        got = npz_listing(path);
+    nd_set_error_handler(old);
+    return got;
+}
+
+/* An .npz archive of the reference's arrays: the same keys, each of the
+ * same shape and dtype (the reference lists them as npz_listing does;
+ * the values, which training makes, are free). */
+static void check_npz(const char *what, const char *path,
+                      const char *reference)
+{
+    char *want = read_file(reference, NULL);
+    if (!want)
+        fail_msg("cannot read %s, the reference for %s", reference, what);
+    char *got = npz_listing_caught(path);
+    if (!got)
+        problem("%s is not an .npz file NumPy could read: %s", what,
+                nd_test_message);
+    else
+        check_text(what, got, want, reference);
+    free(got);
+    free(want);
+}
+
 typedef struct FileRow {
     char file[128], check[32], reference[128];
     bool seen;
@@ -967,6 +1069,10 @@ static void check_file(int step, const char *path, const FileRow *row)
         check_svg_drawing(what, path, reference);
         return;
     }
+    if (strcmp(row->check, "npz") == 0) {
+        check_npz(what, path, reference);
+        return;
+    }
     if (strcmp(row->check, "svg-image") == 0) {
         /* the reference is an input in the scratch folder */
         snprintf(reference, sizeof reference, "%s/%s", current_scratch,
@@ -995,7 +1101,7 @@ static void check_file(int step, const char *path, const FileRow *row)
     else
         fail_msg("tests/golden/files.tsv: step%02d %s: no check \"%s\" "
                  "(text, dot, png, dot-svg, csv:ULPS, csv:form, svg, "
-                 "svg-image)", step, row->file, row->check);
+                 "svg-image, npz)", step, row->file, row->check);
     free(got);
     free(want);
 }
@@ -1083,12 +1189,28 @@ static void check_step(void **state)
     char *want = read_stream(want_file);
     fclose(want_file);
 
-    FILE *pipe = popen(command, "r");
-    if (!pipe)
-        fail_msg("cannot run %s", program);
-    char *got = read_stream(pipe);
-    int status = pclose(pipe);
-    int exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    /* each run's output after the last one's; the first unexpected
+     * exit status, if any */
+    char *got = NULL;
+    size_t got_length = 0;
+    int exit_status = e.exit_status, runs = runs_for(step);
+    for (int run = 0; run < runs; run++) {
+        FILE *pipe = popen(command, "r");
+        if (!pipe)
+            fail_msg("cannot run %s", program);
+        char *output = read_stream(pipe);
+        int status = pclose(pipe);
+        int run_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        if (exit_status == e.exit_status)
+            exit_status = run_status;
+        size_t n = strlen(output);
+        got = realloc(got, got_length + n + 1);
+        if (!got)
+            fail_msg("out of memory reading output");
+        memcpy(got + got_length, output, n + 1);
+        got_length += n;
+        free(output);
+    }
 
     char why[512];
     bool same = e.exact ? texts_equal(got, want, why, sizeof why)
