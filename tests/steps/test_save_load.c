@@ -7,7 +7,8 @@
  * with a key missing, an array of another shape or dtype, or a
  * truncated file stops with a message naming the file and the key, and
  * changes nothing; a model that cannot be saved (a weight not made
- * yet, a layer without a name, a key used twice) says why. Where
+ * yet, a layer without a name, a key used twice) says why. On a GPU,
+ * saving leaves the model there and loading puts the arrays there. Where
  * /usr/bin/python3 has NumPy, np.load reads what we save, and we load
  * what np.savez_compressed writes under DeZero's keys. */
 #include "npz.h"
@@ -328,6 +329,41 @@ static void test_what_cannot_be_saved(void **state)
     assert_int_equal(access(path, F_OK), -1);
 }
 
+/* On the GPU: the model saves from host copies and stays on the GPU;
+ * a load puts each array where its parameter's data is, and the model
+ * predicts there what the host model predicts. Skipped, saying why,
+ * where the GPU cannot be used. */
+static void test_on_the_gpu(void **state)
+{
+    (void)state;
+    if (!gpu_enable()) {
+        print_message("skipped: no GPU: %s\n", gpu_status());
+        skip();
+    }
+    Variable *x = input();
+    Model *host = made_mlp(0, x);
+    Model *gpu = made_mlp(0, x);
+    layer_to_gpu(gpu);
+    const char *path = in_scratch("from_gpu.npz");
+    layer_save_weights(gpu, path);
+    ParamIter it = layer_params(gpu);
+    for (Parameter *p; (p = param_next(&it));)
+        assert_int_equal(p->variable.data->device, ND_CUDA);
+    Model *other = made_mlp(1, x);
+    layer_to_gpu(other);
+    layer_load_weights(other, path);
+    it = layer_params(other);
+    for (Parameter *p; (p = param_next(&it));)
+        assert_int_equal(p->variable.data->device, ND_CUDA);
+    layer_load_weights(host, path);                 /* and on the host */
+    Variable *want = layer_call(host, x);
+    Variable *x_gpu = variable(nd_to_device(x->data, ND_CUDA));
+    Variable *got = layer_call(other, x_gpu);
+    NdArray *back = nd_to_device(got->data, ND_CPU);
+    assert_true(nd_allclose(back, want->data, 1e-6, 1e-6));
+    nd_release(back);
+}
+
 /* ------------------------------------------------------------ NumPy */
 
 /* np.load reads what we save: the keys, and each array's dtype, shape
@@ -423,6 +459,7 @@ int main(void)
         STEP_TEST(test_a_wrong_dtype),
         STEP_TEST(test_a_truncated_file),
         STEP_TEST(test_what_cannot_be_saved),
+        STEP_TEST(test_on_the_gpu),
         STEP_TEST(test_numpy_reads_what_we_save),
         STEP_TEST(test_we_load_what_numpy_saves),
     };
