@@ -15,7 +15,7 @@
 
 /* ---- configuration */
 
-Config config = {.enable_backprop = true};
+Config config = {.enable_backprop = true, .train = true};
 
 /* ---- Variable */
 

@@ -13,7 +13,7 @@
  *                  and SumTo; MatMul, the matrix product; the parts of a
  *                  neural network: Linear, Sigmoid, ReLU, Softmax, Clip,
  *                  Log, MeanSquaredError and SoftmaxCrossEntropy;
- *                  accuracy
+ *                  accuracy; dropout
  *   cuda.c         whether the GPU can be used, and why not; the device
  *                  of an array or a Variable; arrays moved to the host
  *                  or to the GPU (Python: dezero/cuda.py)
@@ -130,6 +130,8 @@ void gc_request(void);
 /* Settings that change how functions run (Python: class Config). */
 typedef struct Config {
     bool enable_backprop;       /* record the graph, for backward */
+    bool train;                 /* training, not testing: dropout drops
+                                 * (TEST_MODE turns it off) */
 } Config;
 
 extern Config config;
@@ -153,6 +155,11 @@ static inline void config_restore(Config *saved)
 
 /* NO_GRAD { ... }: the block records no graph (Python: with no_grad()). */
 #define NO_GRAD USING_CONFIG(enable_backprop, false)
+
+/* TEST_MODE { ... }: the block runs the network as it is tested, or
+ * used, rather than trained: dropout keeps every element (Python: with
+ * test_mode()). */
+#define TEST_MODE USING_CONFIG(train, false)
 
 /* ---- Variable */
 
@@ -768,6 +775,20 @@ Variable *F_softmax_cross_entropy(Variable *x, Variable *t);
  * as Python makes a new Variable of the number. */
 Variable *F_accuracy(Variable *y, Variable *t);
 #define F_accuracy(y, t) (F_accuracy)(as_variable(y), as_variable(t))
+
+/* Dropout, in training (config.train): each element of x is dropped,
+ * set to 0, with probability dropout_ratio, and those kept are divided
+ * by 1 - dropout_ratio, so that the mean stays what it was (inverted
+ * dropout); in TEST_MODE, x itself (Python: F.dropout(x, dropout_ratio),
+ * whose default ratio is 0.5). The elements kept are those where
+ * np.random.rand(*x.shape) > dropout_ratio, drawn by NumPy's generator
+ * on the host and moved to x's device, so that a seeded run drops the
+ * same elements as Python's, on either device. Made of Mul and Div: the
+ * gradient is gy times the mask, divided by the same number. A ratio
+ * outside [0, 1) stops with an error. */
+Variable *F_dropout(Variable *x, double dropout_ratio);
+#define F_dropout(x, dropout_ratio) \
+    (F_dropout)(as_variable(x), (dropout_ratio))
 
 /* ================================================= layers.c */
 

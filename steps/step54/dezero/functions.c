@@ -3,8 +3,8 @@
  * shape, Reshape and Transpose; GetItem and GetItemGrad, indexing; Sum,
  * and the pair BroadcastTo and SumTo that its backward is made of;
  * MatMul; Linear, Sigmoid, ReLU, Softmax, Clip and Log; the losses
- * MeanSquaredError and SoftmaxCrossEntropy; and accuracy, a measure
- * without a gradient. Each backward is written
+ * MeanSquaredError and SoftmaxCrossEntropy; accuracy, a measure
+ * without a gradient; and dropout. Each backward is written
  * with the framework's functions, like core.c's, so that it can be
  * recorded and differentiated again. Each runs on its inputs' device:
  * the arrays common/ computes follow their operands, and the few made
@@ -1184,4 +1184,39 @@ Variable *(F_accuracy)(Variable *y, Variable *t)
     nd_release(pred);
     nd_release(argmax);
     return acc;
+}
+
+/* ---- dropout */
+
+/* Python: F.dropout(x, dropout_ratio). In training, x * mask / scale,
+ * with mask = rand(*x.shape) > dropout_ratio, a bool array, and scale =
+ * 1 - dropout_ratio in x's dtype, as Python's xp.array(1.0 -
+ * dropout_ratio).astype(x.dtype); in test mode, x itself. CuPy would
+ * draw the mask on the GPU, with a generator of its own; here it is
+ * drawn on the host, where NumPy's generator is, and moved. */
+Variable *(F_dropout)(Variable *x, double dropout_ratio)
+{
+    if (!(dropout_ratio >= 0 && dropout_ratio < 1))
+        nd_error("dropout", "dropout_ratio is %g; want a share of the "
+                 "elements to drop, at least 0 and less than 1",
+                 dropout_ratio);
+    if (!config.train)
+        return x;
+    NdDevice device = get_array_module(x);
+    NdArray *r = nd_random_rand(variable_ndim(x), variable_shape(x));
+    NdArray *ratio = nd_scalar(dropout_ratio);
+    NdArray *host_mask = nd_greater(r, ratio);          // x's shape, bool
+    NdArray *mask = nd_to_device(host_mask, device);
+    NdArray *kept = nd_scalar(1.0 - dropout_ratio);
+    NdArray *host_scale = nd_astype(kept, variable_dtype(x));   // ()
+    NdArray *scale = nd_to_device(host_scale, device);
+    Variable *y = F_div(F_mul(x, mask), scale);
+    nd_release(scale);
+    nd_release(host_scale);
+    nd_release(kept);
+    nd_release(mask);
+    nd_release(host_mask);
+    nd_release(ratio);
+    nd_release(r);
+    return y;
 }
