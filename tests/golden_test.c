@@ -31,6 +31,12 @@
  * file holds what the runs print, one after the other, and every run
  * must exit with the expected status.
  *
+ * A program whose Python original is unseeded (step 54's dropout) is
+ * compared with Python's unseeded output by its form, and also run
+ * once more with DEZERO_SEED=N when tests/golden/seeded.tsv says so:
+ * that run must print exactly what the original prints after
+ * np.random.seed(N).
+ *
  * Every program runs with GPU support off, as Python made the outputs
  * on the CPU: ND_GPU_LIBRARY names a library that is not there
  * (GPU_OFF), so that step 52 trains on the CPU and says why in the same
@@ -63,6 +69,8 @@ typedef struct Expectation {
     bool exact;             /* character for character */
     bool form;              /* or the same text, the numbers free (see
                              * outputs_form) */
+    bool choice;            /* with form: each number one of those on
+                             * Python's line */
     char falling[32];       /* with form: the numbers after "WORD: "
                              * that must fall, or "" */
     double rtol;            /* otherwise: numbers within this */
@@ -87,8 +95,9 @@ static char *read_stream(FILE *f)
 
 /* The row of steps.tsv for step: "stepNN<TAB>exact<TAB>status", or
  * "stepNN<TAB>rtol<TAB>status<TAB>reason", or "stepNN<TAB>form[:WORD]
- * <TAB>status<TAB>reason". A row with a tolerance or a form and no
- * reason, or none for the step, fails the test with the fix. */
+ * <TAB>status<TAB>reason", or "stepNN<TAB>choice<TAB>status<TAB>
+ * reason". A row with a tolerance, a form or a choice and no reason, or
+ * none for the step, fails the test with the fix. */
 static Expectation expectation_for(int step)
 {
     const char *table = "tests/golden/steps.tsv";
@@ -124,7 +133,9 @@ static Expectation expectation_for(int step)
         if (strcmp(fields[1], "exact") == 0)
             return e;
         e.exact = false;
-        if (strncmp(fields[1], "form", 4) == 0 &&
+        if (strcmp(fields[1], "choice") == 0) {
+            e.form = e.choice = true;
+        } else if (strncmp(fields[1], "form", 4) == 0 &&
             (fields[1][4] == '\0' || fields[1][4] == ':')) {
             e.form = true;
             if (fields[1][4] == ':')
@@ -133,8 +144,9 @@ static Expectation expectation_for(int step)
             e.rtol = strtod(fields[1], &end);
             if (*end || end == fields[1] || !(e.rtol > 0))
                 fail_msg("%s:%d: step%02d: the comparison \"%s\" is "
-                         "neither \"exact\", a relative tolerance nor "
-                         "\"form\"", table, lineno, step, fields[1]);
+                         "neither \"exact\", a relative tolerance, "
+                         "\"form\" nor \"choice\"", table, lineno, step,
+                         fields[1]);
         }
         if ((nf < 4 || strlen(fields[3]) < 10) && e.form)
             fail_msg("%s:%d: step%02d compares only the form of its output "
@@ -176,6 +188,33 @@ static int runs_for(int step)
     }
     fclose(f);
     return runs;
+}
+
+/* Whether seeded.tsv has a row for step, "stepNN<TAB>SEED<TAB>GOLDEN":
+ * then stores the seed's text in seed and the golden file's path in
+ * golden. */
+static bool seeded_run_for(int step, char seed[16], char golden[256])
+{
+    const char *table = "tests/golden/seeded.tsv";
+    FILE *f = fopen(table, "r");
+    if (!f)
+        fail_msg("cannot open %s", table);
+    char line[512], name[200];
+    int lineno = 0, s;
+    bool found = false;
+    while (!found && fgets(line, sizeof line, f)) {
+        lineno++;
+        if (line[0] == '#' || sscanf(line, "step%d", &s) != 1 || s != step)
+            continue;
+        if (sscanf(line, "step%*d\t%15[0-9]\t%199[^\t\n]", seed, name) !=
+            2)
+            fail_msg("%s:%d: want stepNN<TAB>seed<TAB>golden file", table,
+                     lineno);
+        snprintf(golden, 256, "tests/golden/%s", name);
+        found = true;
+    }
+    fclose(f);
+    return found;
 }
 
 /* Prints line number `line` of text (1-based), at most 160 characters,
@@ -318,6 +357,19 @@ static void number_form(const char *s, size_t len, char *form, size_t size)
     form[n] = '\0';
 }
 
+/* Whether value is one of the numbers on the line of text (whole text
+ * from its start) that starts at line. */
+static bool on_line(double value, const char *line, const char *text)
+{
+    for (const char *p = line; *p && *p != '\n';) {
+        size_t n = number_length(p, text);
+        if (n && strtod(p, NULL) == value)
+            return true;
+        p += n ? n : 1;
+    }
+    return false;
+}
+
 /* What Python prints, in the form Python prints it, for a program
  * whose numbers cannot be Python's (unseeded, trained on other data):
  * the text equal character for character, an integer equal (the epoch
@@ -327,9 +379,12 @@ static void number_form(const char *s, size_t len, char *form, size_t size)
  * smaller than the one on the last line that had the same text before
  * it, its numbers of the same form ("train loss: " and "test loss: "
  * each fall from epoch to epoch); each such series must have two
- * numbers or more. */
+ * numbers or more. With choice, each number must also be one of the
+ * numbers on the same line of want: Python's random choice among a few
+ * values (dropout's 0 and 2), which another run makes otherwise. */
 static bool outputs_form(const char *got, const char *want,
-                         const char *falling, char *why, size_t why_size)
+                         const char *falling, bool choice, char *why,
+                         size_t why_size)
 {
     enum { MAX_SERIES = 16 };
     struct {
@@ -340,7 +395,7 @@ static bool outputs_form(const char *got, const char *want,
     int nseries = 0;
     char label[64];
     snprintf(label, sizeof label, "%s: ", falling);
-    const char *g = got, *w = want, *line_start = got;
+    const char *g = got, *w = want, *line_start = got, *want_line = want;
     int line = 1;
     while (*g || *w) {
         size_t gl = number_length(g, got), wl = number_length(w, want);
@@ -354,6 +409,14 @@ static bool outputs_form(const char *got, const char *want,
                 snprintf(why, why_size, "line %d: got %.*s, want %s", line,
                          (int)gl, g, integer ? "the same integer" :
                          "a number of the same form");
+                print_line("got: ", got, line);
+                print_line("want:", want, line);
+                return false;
+            }
+            if (choice && !integer &&
+                !on_line(strtod(g, NULL), want_line, want)) {
+                snprintf(why, why_size, "line %d: got %.*s, want one of "
+                         "the numbers on Python's line", line, (int)gl, g);
                 print_line("got: ", got, line);
                 print_line("want:", want, line);
                 return false;
@@ -394,6 +457,7 @@ static bool outputs_form(const char *got, const char *want,
             if (*g == '\n') {
                 line++;
                 line_start = g + 1;
+                want_line = w + 1;
             }
             g++;
             w++;
@@ -1159,6 +1223,64 @@ static void check_files(int step, const char *scratch)
                     step, rows[r].file);
 }
 
+/* What command prints in runs runs, one after the other (the caller
+ * frees it); in *exit_status the first status other than expected,
+ * else expected. */
+static char *run_program(const char *command, int runs, int expected,
+                         int *exit_status)
+{
+    char *got = NULL;
+    size_t got_length = 0;
+    *exit_status = expected;
+    for (int run = 0; run < runs; run++) {
+        FILE *pipe = popen(command, "r");
+        if (!pipe)
+            fail_msg("cannot run %s", command);
+        char *output = read_stream(pipe);
+        int status = pclose(pipe);
+        int run_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        if (*exit_status == expected)
+            *exit_status = run_status;
+        size_t n = strlen(output);
+        got = realloc(got, got_length + n + 1);
+        if (!got)
+            fail_msg("out of memory reading output");
+        memcpy(got + got_length, output, n + 1);
+        got_length += n;
+        free(output);
+    }
+    return got;
+}
+
+/* With seeded.tsv's row for step, the program run once more in its
+ * scratch folder with DEZERO_SEED set, against the row's golden file:
+ * a problem where it differs, character for character. */
+static void check_seeded_run(int step, const char *scratch,
+                             const char *program_path, int expected)
+{
+    char seed[16], golden[256], command[PATH_MAX * 3 + 100], why[512];
+    if (!seeded_run_for(step, seed, golden))
+        return;
+    snprintf(command, sizeof command, "cd '%s' && DEZERO_SEED=%s "
+             "DEZERO_CACHE_DIR='%s' ND_GPU_LIBRARY=" GPU_OFF " '%s' 2>&1",
+             scratch, seed, scratch, program_path);
+    FILE *want_file = fopen(golden, "r");
+    if (!want_file)
+        fail_msg("cannot open %s (tests/golden/seeded.tsv)", golden);
+    char *want = read_stream(want_file);
+    fclose(want_file);
+    int exit_status;
+    char *got = run_program(command, 1, expected, &exit_status);
+    if (!texts_equal(got, want, why, sizeof why))
+        problem("step%02d with DEZERO_SEED=%s differs from %s at %s", step,
+                seed, golden, why);
+    else if (exit_status != expected)
+        problem("step%02d with DEZERO_SEED=%s exited with %d, expected %d",
+                step, seed, exit_status, expected);
+    free(got);
+    free(want);
+}
+
 static void check_step(void **state)
 {
     int step = (int)(intptr_t)*state;
@@ -1189,36 +1311,20 @@ static void check_step(void **state)
     char *want = read_stream(want_file);
     fclose(want_file);
 
-    /* each run's output after the last one's; the first unexpected
-     * exit status, if any */
-    char *got = NULL;
-    size_t got_length = 0;
-    int exit_status = e.exit_status, runs = runs_for(step);
-    for (int run = 0; run < runs; run++) {
-        FILE *pipe = popen(command, "r");
-        if (!pipe)
-            fail_msg("cannot run %s", program);
-        char *output = read_stream(pipe);
-        int status = pclose(pipe);
-        int run_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-        if (exit_status == e.exit_status)
-            exit_status = run_status;
-        size_t n = strlen(output);
-        got = realloc(got, got_length + n + 1);
-        if (!got)
-            fail_msg("out of memory reading output");
-        memcpy(got + got_length, output, n + 1);
-        got_length += n;
-        free(output);
-    }
+    int exit_status;
+    char *got = run_program(command, runs_for(step), e.exit_status,
+                            &exit_status);
 
     char why[512];
     bool same = e.exact ? texts_equal(got, want, why, sizeof why)
-                : e.form ? outputs_form(got, want, e.falling, why, sizeof why)
+                : e.form ? outputs_form(got, want, e.falling, e.choice, why,
+                                        sizeof why)
                          : outputs_close(got, want, e.rtol, why, sizeof why);
     problems = 0;
-    if (same && exit_status == e.exit_status)
+    if (same && exit_status == e.exit_status) {
+        check_seeded_run(step, scratch, program_path, e.exit_status);
         check_files(step, scratch);
+    }
     snprintf(command, sizeof command, "rm -rf '%s'", scratch);
     if (system(command) != 0)
         fail_msg("cannot remove the scratch folder %s", scratch);
