@@ -1188,6 +1188,7 @@ Variable *(F_accuracy)(Variable *y, Variable *t)
 
 /* ---- dropout */
 
+// region: dropout
 /* Python: F.dropout(x, dropout_ratio). In training, x * mask / scale,
  * with mask = rand(*x.shape) > dropout_ratio, a bool array, and scale =
  * 1 - dropout_ratio in x's dtype, as Python's xp.array(1.0 -
@@ -1220,3 +1221,4 @@ Variable *(F_dropout)(Variable *x, double dropout_ratio)
     nd_release(r);
     return y;
 }
+// endregion
