@@ -93,6 +93,36 @@ static char *read_stream(FILE *f)
     return text;
 }
 
+/* A table of tests/golden/ (steps.tsv, files.tsv, ...), read a row of
+ * one step at a time. */
+typedef struct Table {
+    const char *path;
+    FILE *file;
+    int lineno;                 /* of the row last read */
+} Table;
+
+/* Opens the table at path; fails the test when it cannot. */
+static Table open_table(const char *path)
+{
+    Table t = {.path = path, .file = fopen(path, "r")};
+    if (!t.file)
+        fail_msg("cannot open %s", path);
+    return t;
+}
+
+/* The next row of t for step, into line (size bytes): comment lines
+ * and the rows of other steps are skipped. False at the end. */
+static bool next_row(Table *t, int step, char *line, int size)
+{
+    int s;
+    while (fgets(line, size, t->file)) {
+        t->lineno++;
+        if (line[0] != '#' && sscanf(line, "step%d", &s) == 1 && s == step)
+            return true;
+    }
+    return false;
+}
+
 /* The row of steps.tsv for step: "stepNN<TAB>exact<TAB>status", or
  * "stepNN<TAB>rtol<TAB>status<TAB>reason", or "stepNN<TAB>form[:WORD]
  * <TAB>status<TAB>reason", or "stepNN<TAB>choice<TAB>status<TAB>
@@ -100,18 +130,12 @@ static char *read_stream(FILE *f)
  * none for the step, fails the test with the fix. */
 static Expectation expectation_for(int step)
 {
-    const char *table = "tests/golden/steps.tsv";
-    FILE *f = fopen(table, "r");
-    if (!f)
-        fail_msg("cannot open %s", table);
+    Table t = open_table("tests/golden/steps.tsv");
+    const char *table = t.path;
     char line[1024];
-    int lineno = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        int n;
-        if (line[0] == '#' || sscanf(line, "step%d", &n) != 1 || n != step)
-            continue;
-        fclose(f);
+    if (next_row(&t, step, line, sizeof line)) {
+        int lineno = t.lineno;
+        fclose(t.file);
         line[strcspn(line, "\n")] = '\0';
         char *fields[4] = {0};
         int nf = 0;
@@ -162,7 +186,7 @@ static Expectation expectation_for(int step)
                      fields[1]);
         return e;
     }
-    fclose(f);
+    fclose(t.file);
     fail_msg("%s has no row for step%02d (see tests/golden/README.md)",
              table, step);
     return (Expectation){.exact = true};
@@ -172,21 +196,15 @@ static Expectation expectation_for(int step)
  * its row of runs.tsv gives ("stepNN<TAB>2"), else once. */
 static int runs_for(int step)
 {
-    const char *table = "tests/golden/runs.tsv";
-    FILE *f = fopen(table, "r");
-    if (!f)
-        fail_msg("cannot open %s", table);
+    Table t = open_table("tests/golden/runs.tsv");
     char line[256];
-    int lineno = 0, s, runs = 1;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        if (line[0] == '#' || sscanf(line, "step%d", &s) != 1 || s != step)
-            continue;
+    int runs = 1;
+    while (next_row(&t, step, line, sizeof line))
         if (sscanf(line, "step%*d\t%d", &runs) != 1 || runs < 1 ||
             runs > 9)
-            fail_msg("%s:%d: want stepNN<TAB>runs, 1 to 9", table, lineno);
-    }
-    fclose(f);
+            fail_msg("%s:%d: want stepNN<TAB>runs, 1 to 9", t.path,
+                     t.lineno);
+    fclose(t.file);
     return runs;
 }
 
@@ -195,25 +213,16 @@ static int runs_for(int step)
  * golden. */
 static bool seeded_run_for(int step, char seed[16], char golden[256])
 {
-    const char *table = "tests/golden/seeded.tsv";
-    FILE *f = fopen(table, "r");
-    if (!f)
-        fail_msg("cannot open %s", table);
+    Table t = open_table("tests/golden/seeded.tsv");
     char line[512], name[200];
-    int lineno = 0, s;
-    bool found = false;
-    while (!found && fgets(line, sizeof line, f)) {
-        lineno++;
-        if (line[0] == '#' || sscanf(line, "step%d", &s) != 1 || s != step)
-            continue;
-        if (sscanf(line, "step%*d\t%15[0-9]\t%199[^\t\n]", seed, name) !=
-            2)
-            fail_msg("%s:%d: want stepNN<TAB>seed<TAB>golden file", table,
-                     lineno);
+    bool found = next_row(&t, step, line, sizeof line);
+    if (found && sscanf(line, "step%*d\t%15[0-9]\t%199[^\t\n]", seed,
+                        name) != 2)
+        fail_msg("%s:%d: want stepNN<TAB>seed<TAB>golden file", t.path,
+                 t.lineno);
+    if (found)
         snprintf(golden, 256, "tests/golden/%s", name);
-        found = true;
-    }
-    fclose(f);
+    fclose(t.file);
     return found;
 }
 
@@ -964,15 +973,18 @@ static char *npz_listing(const char *path)
     return text;
 }
 
-/* npz_listing(path), or NULL with the error's message in
- * nd_test_message. */
-static char *npz_listing_caught(const char *path)
+/* npz_listing(path) of the file what names; NULL, and a problem that
+ * says why, where NumPy could not read it. */
+static char *npz_listing_caught(const char *what, const char *path)
 {
     char *volatile got = NULL;
     NdErrorHandler old = nd_set_error_handler(nd_test_error_handler);
     if (setjmp(nd_test_jump) == 0)
         got = npz_listing(path);
     nd_set_error_handler(old);
+    if (!got)
+        problem("%s is not an .npz file NumPy could read: %s", what,
+                nd_test_message);
     return got;
 }
 
@@ -985,11 +997,8 @@ static void check_npz(const char *what, const char *path,
     char *want = read_file(reference, NULL);
     if (!want)
         fail_msg("cannot read %s, the reference for %s", reference, what);
-    char *got = npz_listing_caught(path);
-    if (!got)
-        problem("%s is not an .npz file NumPy could read: %s", what,
-                nd_test_message);
-    else
+    char *got = npz_listing_caught(what, path);
+    if (got)
         check_text(what, got, want, reference);
     free(got);
     free(want);
@@ -1003,27 +1012,20 @@ typedef struct FileRow {
 /* The rows of files.tsv for step; returns how many. */
 static int file_rows(int step, FileRow rows[], int max)
 {
-    const char *table = "tests/golden/files.tsv";
-    FILE *f = fopen(table, "r");
-    if (!f)
-        fail_msg("cannot open %s", table);
+    Table t = open_table("tests/golden/files.tsv");
     char line[512];
-    int n = 0, lineno = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        int s;
-        if (line[0] == '#' || sscanf(line, "step%d", &s) != 1 || s != step)
-            continue;
+    int n = 0;
+    while (next_row(&t, step, line, sizeof line)) {
         if (n == max)
-            fail_msg("%s: too many rows for step%02d", table, step);
+            fail_msg("%s: too many rows for step%02d", t.path, step);
         FileRow *r = &rows[n++];
         r->seen = false;
         if (sscanf(line, "step%*d\t%127[^\t]\t%31[^\t]\t%127[^\t\n]",
                    r->file, r->check, r->reference) != 3)
             fail_msg("%s:%d: want stepNN<TAB>file<TAB>check<TAB>reference",
-                     table, lineno);
+                     t.path, t.lineno);
     }
-    fclose(f);
+    fclose(t.file);
     return n;
 }
 
@@ -1067,20 +1069,14 @@ static int ninputs;
  * tiny": the suite's tiny MNIST) and records each file. */
 static void prepare_inputs(int step, const char *scratch)
 {
-    const char *table = "tests/golden/inputs.tsv";
-    FILE *f = fopen(table, "r");
-    if (!f)
-        fail_msg("cannot open %s", table);
+    Table t = open_table("tests/golden/inputs.tsv");
     char line[256], kind[64];
-    int lineno = 0, s;
     ninputs = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        if (line[0] == '#' || sscanf(line, "step%d", &s) != 1 || s != step)
-            continue;
+    while (next_row(&t, step, line, sizeof line)) {
         if (sscanf(line, "step%*d\t%63[^\t\n]", kind) != 1 ||
             strcmp(kind, "mnist-tiny") != 0)
-            fail_msg("%s:%d: want stepNN<TAB>mnist-tiny", table, lineno);
+            fail_msg("%s:%d: want stepNN<TAB>mnist-tiny", t.path,
+                     t.lineno);
         char why[512];
         if (!mnist_tiny_write(scratch, MNIST_TINY_TRAIN, MNIST_TINY_TEST,
                               why, sizeof why))
@@ -1089,7 +1085,7 @@ static void prepare_inputs(int step, const char *scratch)
             snprintf(inputs[ninputs++].name, sizeof inputs[0].name, "%s",
                      mnist_tiny_names[i]);
     }
-    fclose(f);
+    fclose(t.file);
     for (int i = 0; i < ninputs; i++) {
         char path[PATH_MAX];
         struct stat st;
@@ -1264,11 +1260,9 @@ static void check_seeded_run(int step, const char *scratch,
     snprintf(command, sizeof command, "cd '%s' && DEZERO_SEED=%s "
              "DEZERO_CACHE_DIR='%s' ND_GPU_LIBRARY=" GPU_OFF " '%s' 2>&1",
              scratch, seed, scratch, program_path);
-    FILE *want_file = fopen(golden, "r");
-    if (!want_file)
-        fail_msg("cannot open %s (tests/golden/seeded.tsv)", golden);
-    char *want = read_stream(want_file);
-    fclose(want_file);
+    char *want = read_file(golden, NULL);
+    if (!want)
+        fail_msg("cannot read %s (tests/golden/seeded.tsv)", golden);
     int exit_status;
     char *got = run_program(command, 1, expected, &exit_status);
     if (!texts_equal(got, want, why, sizeof why))
@@ -1305,11 +1299,9 @@ static void check_step(void **state)
              "ND_GPU_LIBRARY=" GPU_OFF " %s'%s' 2>&1", scratch, scratch,
              step < 17 ? "ASAN_OPTIONS=detect_leaks=0 " : "", program_path);
 
-    FILE *want_file = fopen(golden, "r");
-    if (!want_file)
-        fail_msg("cannot open %s", golden);
-    char *want = read_stream(want_file);
-    fclose(want_file);
+    char *want = read_file(golden, NULL);
+    if (!want)
+        fail_msg("cannot read %s", golden);
 
     int exit_status;
     char *got = run_program(command, runs_for(step), e.exit_status,
