@@ -25,6 +25,18 @@
  * as the suite's tiny MNIST (mnist_tiny.h). Those files need no row,
  * but must still be there, unchanged, when the program ends.
  *
+ * A program whose second run is not its first (step 53 goes on from the
+ * weights its last run saved) runs as often as tests/golden/runs.tsv
+ * says, one run after the other in the same scratch folder; the golden
+ * file holds what the runs print, one after the other, and every run
+ * must exit with the expected status.
+ *
+ * A program whose Python original is unseeded (step 54's dropout) is
+ * compared with Python's unseeded output by its form, and also run
+ * once more with DEZERO_SEED=N when tests/golden/seeded.tsv says so:
+ * that run must print exactly what the original prints after
+ * np.random.seed(N).
+ *
  * Every program runs with GPU support off, as Python made the outputs
  * on the CPU: ND_GPU_LIBRARY names a library that is not there
  * (GPU_OFF), so that step 52 trains on the CPU and says why in the same
@@ -44,6 +56,7 @@
 
 #include "idx.h"
 #include "mnist_tiny.h"
+#include "npz.h"
 
 /* The GPU library of every golden run: none (see above). */
 #define GPU_OFF "/nonexistent/libnd_cuda.so"
@@ -56,6 +69,8 @@ typedef struct Expectation {
     bool exact;             /* character for character */
     bool form;              /* or the same text, the numbers free (see
                              * outputs_form) */
+    bool choice;            /* with form: each number one of those on
+                             * Python's line */
     char falling[32];       /* with form: the numbers after "WORD: "
                              * that must fall, or "" */
     double rtol;            /* otherwise: numbers within this */
@@ -78,24 +93,49 @@ static char *read_stream(FILE *f)
     return text;
 }
 
+/* A table of tests/golden/ (steps.tsv, files.tsv, ...), read a row of
+ * one step at a time. */
+typedef struct Table {
+    const char *path;
+    FILE *file;
+    int lineno;                 /* of the row last read */
+} Table;
+
+/* Opens the table at path; fails the test when it cannot. */
+static Table open_table(const char *path)
+{
+    Table t = {.path = path, .file = fopen(path, "r")};
+    if (!t.file)
+        fail_msg("cannot open %s", path);
+    return t;
+}
+
+/* The next row of t for step, into line (size bytes): comment lines
+ * and the rows of other steps are skipped. False at the end. */
+static bool next_row(Table *t, int step, char *line, int size)
+{
+    int s;
+    while (fgets(line, size, t->file)) {
+        t->lineno++;
+        if (line[0] != '#' && sscanf(line, "step%d", &s) == 1 && s == step)
+            return true;
+    }
+    return false;
+}
+
 /* The row of steps.tsv for step: "stepNN<TAB>exact<TAB>status", or
  * "stepNN<TAB>rtol<TAB>status<TAB>reason", or "stepNN<TAB>form[:WORD]
- * <TAB>status<TAB>reason". A row with a tolerance or a form and no
- * reason, or none for the step, fails the test with the fix. */
+ * <TAB>status<TAB>reason", or "stepNN<TAB>choice<TAB>status<TAB>
+ * reason". A row with a tolerance, a form or a choice and no reason, or
+ * none for the step, fails the test with the fix. */
 static Expectation expectation_for(int step)
 {
-    const char *table = "tests/golden/steps.tsv";
-    FILE *f = fopen(table, "r");
-    if (!f)
-        fail_msg("cannot open %s", table);
+    Table t = open_table("tests/golden/steps.tsv");
+    const char *table = t.path;
     char line[1024];
-    int lineno = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        int n;
-        if (line[0] == '#' || sscanf(line, "step%d", &n) != 1 || n != step)
-            continue;
-        fclose(f);
+    if (next_row(&t, step, line, sizeof line)) {
+        int lineno = t.lineno;
+        fclose(t.file);
         line[strcspn(line, "\n")] = '\0';
         char *fields[4] = {0};
         int nf = 0;
@@ -117,7 +157,9 @@ static Expectation expectation_for(int step)
         if (strcmp(fields[1], "exact") == 0)
             return e;
         e.exact = false;
-        if (strncmp(fields[1], "form", 4) == 0 &&
+        if (strcmp(fields[1], "choice") == 0) {
+            e.form = e.choice = true;
+        } else if (strncmp(fields[1], "form", 4) == 0 &&
             (fields[1][4] == '\0' || fields[1][4] == ':')) {
             e.form = true;
             if (fields[1][4] == ':')
@@ -126,8 +168,9 @@ static Expectation expectation_for(int step)
             e.rtol = strtod(fields[1], &end);
             if (*end || end == fields[1] || !(e.rtol > 0))
                 fail_msg("%s:%d: step%02d: the comparison \"%s\" is "
-                         "neither \"exact\", a relative tolerance nor "
-                         "\"form\"", table, lineno, step, fields[1]);
+                         "neither \"exact\", a relative tolerance, "
+                         "\"form\" nor \"choice\"", table, lineno, step,
+                         fields[1]);
         }
         if ((nf < 4 || strlen(fields[3]) < 10) && e.form)
             fail_msg("%s:%d: step%02d compares only the form of its output "
@@ -143,10 +186,44 @@ static Expectation expectation_for(int step)
                      fields[1]);
         return e;
     }
-    fclose(f);
+    fclose(t.file);
     fail_msg("%s has no row for step%02d (see tests/golden/README.md)",
              table, step);
     return (Expectation){.exact = true};
+}
+
+/* How many times step's program runs in its scratch folder: the number
+ * its row of runs.tsv gives ("stepNN<TAB>2"), else once. */
+static int runs_for(int step)
+{
+    Table t = open_table("tests/golden/runs.tsv");
+    char line[256];
+    int runs = 1;
+    while (next_row(&t, step, line, sizeof line))
+        if (sscanf(line, "step%*d\t%d", &runs) != 1 || runs < 1 ||
+            runs > 9)
+            fail_msg("%s:%d: want stepNN<TAB>runs, 1 to 9", t.path,
+                     t.lineno);
+    fclose(t.file);
+    return runs;
+}
+
+/* Whether seeded.tsv has a row for step, "stepNN<TAB>SEED<TAB>GOLDEN":
+ * then stores the seed's text in seed and the golden file's path in
+ * golden. */
+static bool seeded_run_for(int step, char seed[16], char golden[256])
+{
+    Table t = open_table("tests/golden/seeded.tsv");
+    char line[512], name[200];
+    bool found = next_row(&t, step, line, sizeof line);
+    if (found && sscanf(line, "step%*d\t%15[0-9]\t%199[^\t\n]", seed,
+                        name) != 2)
+        fail_msg("%s:%d: want stepNN<TAB>seed<TAB>golden file", t.path,
+                 t.lineno);
+    if (found)
+        snprintf(golden, 256, "tests/golden/%s", name);
+    fclose(t.file);
+    return found;
 }
 
 /* Prints line number `line` of text (1-based), at most 160 characters,
@@ -289,6 +366,19 @@ static void number_form(const char *s, size_t len, char *form, size_t size)
     form[n] = '\0';
 }
 
+/* Whether value is one of the numbers on the line of text (whole text
+ * from its start) that starts at line. */
+static bool on_line(double value, const char *line, const char *text)
+{
+    for (const char *p = line; *p && *p != '\n';) {
+        size_t n = number_length(p, text);
+        if (n && strtod(p, NULL) == value)
+            return true;
+        p += n ? n : 1;
+    }
+    return false;
+}
+
 /* What Python prints, in the form Python prints it, for a program
  * whose numbers cannot be Python's (unseeded, trained on other data):
  * the text equal character for character, an integer equal (the epoch
@@ -298,9 +388,12 @@ static void number_form(const char *s, size_t len, char *form, size_t size)
  * smaller than the one on the last line that had the same text before
  * it, its numbers of the same form ("train loss: " and "test loss: "
  * each fall from epoch to epoch); each such series must have two
- * numbers or more. */
+ * numbers or more. With choice, each number must also be one of the
+ * numbers on the same line of want: Python's random choice among a few
+ * values (dropout's 0 and 2), which another run makes otherwise. */
 static bool outputs_form(const char *got, const char *want,
-                         const char *falling, char *why, size_t why_size)
+                         const char *falling, bool choice, char *why,
+                         size_t why_size)
 {
     enum { MAX_SERIES = 16 };
     struct {
@@ -311,7 +404,7 @@ static bool outputs_form(const char *got, const char *want,
     int nseries = 0;
     char label[64];
     snprintf(label, sizeof label, "%s: ", falling);
-    const char *g = got, *w = want, *line_start = got;
+    const char *g = got, *w = want, *line_start = got, *want_line = want;
     int line = 1;
     while (*g || *w) {
         size_t gl = number_length(g, got), wl = number_length(w, want);
@@ -325,6 +418,14 @@ static bool outputs_form(const char *got, const char *want,
                 snprintf(why, why_size, "line %d: got %.*s, want %s", line,
                          (int)gl, g, integer ? "the same integer" :
                          "a number of the same form");
+                print_line("got: ", got, line);
+                print_line("want:", want, line);
+                return false;
+            }
+            if (choice && !integer &&
+                !on_line(strtod(g, NULL), want_line, want)) {
+                snprintf(why, why_size, "line %d: got %.*s, want one of "
+                         "the numbers on Python's line", line, (int)gl, g);
                 print_line("got: ", got, line);
                 print_line("want:", want, line);
                 return false;
@@ -365,6 +466,7 @@ static bool outputs_form(const char *got, const char *want,
             if (*g == '\n') {
                 line++;
                 line_start = g + 1;
+                want_line = w + 1;
             }
             g++;
             w++;
@@ -829,6 +931,79 @@ static void check_svg_image(const char *what, const char *path,
     free(pixels);
 }
 
+/* Sorts lines by strcmp, for qsort. */
+static int compare_lines(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The arrays of the .npz file at path, a line each, "key<TAB>shape<TAB>
+ * dtype", as np.load shows them ("l0/W\t(784, 1000)\tfloat32"), sorted
+ * by key: a text the caller frees. An unreadable file stops with
+ * nd_error. (Not inlined into npz_listing_caught, whose setjmp would
+ * make the compiler fear for its variables.) */
+__attribute__((noinline))
+static char *npz_listing(const char *path)
+{
+    NdNpz *npz = nd_npz_open(path);
+    int count;
+    const char *const *keys = nd_npz_keys(npz, &count);
+    char **lines = calloc((size_t)count + 1, sizeof *lines);
+    size_t total = 1;
+    for (int i = 0; i < count; i++) {
+        NdArray *a = nd_npz_get(npz, keys[i]);
+        char *shape = nd_shape_str(a);
+        size_t n = strlen(keys[i]) + strlen(shape) + 32;
+        lines[i] = malloc(n);
+        snprintf(lines[i], n, "%s\t%s\t%s\n", keys[i], shape,
+                 nd_dtype_name(a->dtype));
+        total += strlen(lines[i]);
+        free(shape);
+        nd_release(a);
+    }
+    nd_npz_close(npz);
+    qsort(lines, (size_t)count, sizeof *lines, compare_lines);
+    char *text = malloc(total);
+    text[0] = '\0';
+    for (int i = 0; i < count; i++) {
+        strcat(text, lines[i]);
+        free(lines[i]);
+    }
+    free(lines);
+    return text;
+}
+
+/* npz_listing(path) of the file what names; NULL, and a problem that
+ * says why, where NumPy could not read it. */
+static char *npz_listing_caught(const char *what, const char *path)
+{
+    char *volatile got = NULL;
+    NdErrorHandler old = nd_set_error_handler(nd_test_error_handler);
+    if (setjmp(nd_test_jump) == 0)
+        got = npz_listing(path);
+    nd_set_error_handler(old);
+    if (!got)
+        problem("%s is not an .npz file NumPy could read: %s", what,
+                nd_test_message);
+    return got;
+}
+
+/* An .npz archive of the reference's arrays: the same keys, each of the
+ * same shape and dtype (the reference lists them as npz_listing does;
+ * the values, which training makes, are free). */
+static void check_npz(const char *what, const char *path,
+                      const char *reference)
+{
+    char *want = read_file(reference, NULL);
+    if (!want)
+        fail_msg("cannot read %s, the reference for %s", reference, what);
+    char *got = npz_listing_caught(what, path);
+    if (got)
+        check_text(what, got, want, reference);
+    free(got);
+    free(want);
+}
+
 typedef struct FileRow {
     char file[128], check[32], reference[128];
     bool seen;
@@ -837,27 +1012,20 @@ typedef struct FileRow {
 /* The rows of files.tsv for step; returns how many. */
 static int file_rows(int step, FileRow rows[], int max)
 {
-    const char *table = "tests/golden/files.tsv";
-    FILE *f = fopen(table, "r");
-    if (!f)
-        fail_msg("cannot open %s", table);
+    Table t = open_table("tests/golden/files.tsv");
     char line[512];
-    int n = 0, lineno = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        int s;
-        if (line[0] == '#' || sscanf(line, "step%d", &s) != 1 || s != step)
-            continue;
+    int n = 0;
+    while (next_row(&t, step, line, sizeof line)) {
         if (n == max)
-            fail_msg("%s: too many rows for step%02d", table, step);
+            fail_msg("%s: too many rows for step%02d", t.path, step);
         FileRow *r = &rows[n++];
         r->seen = false;
         if (sscanf(line, "step%*d\t%127[^\t]\t%31[^\t]\t%127[^\t\n]",
                    r->file, r->check, r->reference) != 3)
             fail_msg("%s:%d: want stepNN<TAB>file<TAB>check<TAB>reference",
-                     table, lineno);
+                     t.path, t.lineno);
     }
-    fclose(f);
+    fclose(t.file);
     return n;
 }
 
@@ -901,20 +1069,14 @@ static int ninputs;
  * tiny": the suite's tiny MNIST) and records each file. */
 static void prepare_inputs(int step, const char *scratch)
 {
-    const char *table = "tests/golden/inputs.tsv";
-    FILE *f = fopen(table, "r");
-    if (!f)
-        fail_msg("cannot open %s", table);
+    Table t = open_table("tests/golden/inputs.tsv");
     char line[256], kind[64];
-    int lineno = 0, s;
     ninputs = 0;
-    while (fgets(line, sizeof line, f)) {
-        lineno++;
-        if (line[0] == '#' || sscanf(line, "step%d", &s) != 1 || s != step)
-            continue;
+    while (next_row(&t, step, line, sizeof line)) {
         if (sscanf(line, "step%*d\t%63[^\t\n]", kind) != 1 ||
             strcmp(kind, "mnist-tiny") != 0)
-            fail_msg("%s:%d: want stepNN<TAB>mnist-tiny", table, lineno);
+            fail_msg("%s:%d: want stepNN<TAB>mnist-tiny", t.path,
+                     t.lineno);
         char why[512];
         if (!mnist_tiny_write(scratch, MNIST_TINY_TRAIN, MNIST_TINY_TEST,
                               why, sizeof why))
@@ -923,7 +1085,7 @@ static void prepare_inputs(int step, const char *scratch)
             snprintf(inputs[ninputs++].name, sizeof inputs[0].name, "%s",
                      mnist_tiny_names[i]);
     }
-    fclose(f);
+    fclose(t.file);
     for (int i = 0; i < ninputs; i++) {
         char path[PATH_MAX];
         struct stat st;
@@ -967,6 +1129,10 @@ static void check_file(int step, const char *path, const FileRow *row)
         check_svg_drawing(what, path, reference);
         return;
     }
+    if (strcmp(row->check, "npz") == 0) {
+        check_npz(what, path, reference);
+        return;
+    }
     if (strcmp(row->check, "svg-image") == 0) {
         /* the reference is an input in the scratch folder */
         snprintf(reference, sizeof reference, "%s/%s", current_scratch,
@@ -995,7 +1161,7 @@ static void check_file(int step, const char *path, const FileRow *row)
     else
         fail_msg("tests/golden/files.tsv: step%02d %s: no check \"%s\" "
                  "(text, dot, png, dot-svg, csv:ULPS, csv:form, svg, "
-                 "svg-image)", step, row->file, row->check);
+                 "svg-image, npz)", step, row->file, row->check);
     free(got);
     free(want);
 }
@@ -1053,6 +1219,62 @@ static void check_files(int step, const char *scratch)
                     step, rows[r].file);
 }
 
+/* What command prints in runs runs, one after the other (the caller
+ * frees it); in *exit_status the first status other than expected,
+ * else expected. */
+static char *run_program(const char *command, int runs, int expected,
+                         int *exit_status)
+{
+    char *got = NULL;
+    size_t got_length = 0;
+    *exit_status = expected;
+    for (int run = 0; run < runs; run++) {
+        FILE *pipe = popen(command, "r");
+        if (!pipe)
+            fail_msg("cannot run %s", command);
+        char *output = read_stream(pipe);
+        int status = pclose(pipe);
+        int run_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+        if (*exit_status == expected)
+            *exit_status = run_status;
+        size_t n = strlen(output);
+        got = realloc(got, got_length + n + 1);
+        if (!got)
+            fail_msg("out of memory reading output");
+        memcpy(got + got_length, output, n + 1);
+        got_length += n;
+        free(output);
+    }
+    return got;
+}
+
+/* With seeded.tsv's row for step, the program run once more in its
+ * scratch folder with DEZERO_SEED set, against the row's golden file:
+ * a problem where it differs, character for character. */
+static void check_seeded_run(int step, const char *scratch,
+                             const char *program_path, int expected)
+{
+    char seed[16], golden[256], command[PATH_MAX * 3 + 100], why[512];
+    if (!seeded_run_for(step, seed, golden))
+        return;
+    snprintf(command, sizeof command, "cd '%s' && DEZERO_SEED=%s "
+             "DEZERO_CACHE_DIR='%s' ND_GPU_LIBRARY=" GPU_OFF " '%s' 2>&1",
+             scratch, seed, scratch, program_path);
+    char *want = read_file(golden, NULL);
+    if (!want)
+        fail_msg("cannot read %s (tests/golden/seeded.tsv)", golden);
+    int exit_status;
+    char *got = run_program(command, 1, expected, &exit_status);
+    if (!texts_equal(got, want, why, sizeof why))
+        problem("step%02d with DEZERO_SEED=%s differs from %s at %s", step,
+                seed, golden, why);
+    else if (exit_status != expected)
+        problem("step%02d with DEZERO_SEED=%s exited with %d, expected %d",
+                step, seed, exit_status, expected);
+    free(got);
+    free(want);
+}
+
 static void check_step(void **state)
 {
     int step = (int)(intptr_t)*state;
@@ -1077,26 +1299,24 @@ static void check_step(void **state)
              "ND_GPU_LIBRARY=" GPU_OFF " %s'%s' 2>&1", scratch, scratch,
              step < 17 ? "ASAN_OPTIONS=detect_leaks=0 " : "", program_path);
 
-    FILE *want_file = fopen(golden, "r");
-    if (!want_file)
-        fail_msg("cannot open %s", golden);
-    char *want = read_stream(want_file);
-    fclose(want_file);
+    char *want = read_file(golden, NULL);
+    if (!want)
+        fail_msg("cannot read %s", golden);
 
-    FILE *pipe = popen(command, "r");
-    if (!pipe)
-        fail_msg("cannot run %s", program);
-    char *got = read_stream(pipe);
-    int status = pclose(pipe);
-    int exit_status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    int exit_status;
+    char *got = run_program(command, runs_for(step), e.exit_status,
+                            &exit_status);
 
     char why[512];
     bool same = e.exact ? texts_equal(got, want, why, sizeof why)
-                : e.form ? outputs_form(got, want, e.falling, why, sizeof why)
+                : e.form ? outputs_form(got, want, e.falling, e.choice, why,
+                                        sizeof why)
                          : outputs_close(got, want, e.rtol, why, sizeof why);
     problems = 0;
-    if (same && exit_status == e.exit_status)
+    if (same && exit_status == e.exit_status) {
+        check_seeded_run(step, scratch, program_path, e.exit_status);
         check_files(step, scratch);
+    }
     snprintf(command, sizeof command, "rm -rf '%s'", scratch);
     if (system(command) != 0)
         fail_msg("cannot remove the scratch folder %s", scratch);

@@ -11,7 +11,6 @@
  * elsewhere those two tests are skipped, saying why. */
 #define _GNU_SOURCE             /* memmem */
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include <zip.h>
 
@@ -19,6 +18,7 @@
 #include "npz.h"
 #include "npz_numpy_fixture.h"
 #include "scratch.h"
+#include "numpy_check.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -756,36 +756,6 @@ static void test_bad_members(void **state)
 }
 
 /* ------------------------------------------------------------ NumPy */
-
-/* Whether /usr/bin/python3 imports numpy; says why not when not. */
-static bool have_numpy(void)
-{
-    if (system("/usr/bin/python3 -c 'import numpy' >/dev/null 2>&1") == 0)
-        return true;
-    print_message("skipped: /usr/bin/python3 cannot import numpy (Debian: "
-                  "apt-get install python3-numpy), so NumPy cannot check "
-                  "the files\n");
-    return false;
-}
-
-/* Runs the Python script text on path; fails the test with its output
- * unless it exits with status 0. */
-static void run_python(const char *script_text, const char *path)
-{
-    const char *script = in_scratch("check.py");
-    write_file(script, script_text, strlen(script_text));
-    char command[1200], output[4096] = "";
-    snprintf(command, sizeof command, "/usr/bin/python3 %s %s 2>&1", script,
-             path);
-    FILE *p = popen(command, "r");
-    assert_non_null(p);
-    size_t n = fread(output, 1, sizeof output - 1, p);
-    output[n] = '\0';
-    int status = pclose(p);
-    if (status != 0)
-        fail_msg("%s exited with status %d:\n%s", command,
-                 WIFEXITED(status) ? WEXITSTATUS(status) : -1, output);
-}
 
 /* The cases as a Python list: (key, descr, shape, seed). */
 static void python_cases(char *text, size_t size)
