@@ -118,25 +118,28 @@ void cleargrad(Variable *v)
     release(grad);
 }
 
-/* Python: Variable.to_cpu and to_gpu, self.data = as_numpy(self.data)
- * when there is data. */
-void variable_to_cpu(Variable *v)
+/* v's data replaced by a copy on device, unless it is there already
+ * or v has none. */
+static void move_data(Variable *v, NdDevice device)
 {
     if (!v->data)
         return;
-    NdArray *data = as_numpy(v->data);
+    NdArray *data = nd_to_device(v->data, device);
     nd_release(v->data);
     v->data = data;
+}
+
+/* Python: Variable.to_cpu and to_gpu, self.data = as_numpy(self.data)
+ * and as_cupy(self.data) when there is data. */
+void variable_to_cpu(Variable *v)
+{
+    move_data(v, ND_CPU);
 }
 
 void variable_to_gpu(Variable *v)
 {
     require_gpu("variable_to_gpu");
-    if (!v->data)
-        return;
-    NdArray *data = as_cupy(v->data);
-    nd_release(v->data);
-    v->data = data;
+    move_data(v, ND_CUDA);
 }
 
 int functions_alive;            /* Functions made and not yet freed */
@@ -340,23 +343,15 @@ NdArray *as_array(double value, NdDtype dtype, NdDevice device)
     return nd_full_on(device, dtype, ND_SCALAR_SHAPE, value);
 }
 
-/* The number's array, made on the host by as_variable, moved to
- * device; the Variable is the operator's own, so nothing else sees its
- * array change. */
-static void number_to_device(Variable *number, NdDevice device)
-{
-    NdArray *data = nd_to_device(number->data, device);
-    nd_release(number->data);
-    number->data = data;
-}
-
+/* The number's Variable is the operator's own, made by as_variable for
+ * this call, so nothing else sees its array move. */
 void operands_on_one_device(Variable *a, bool a_is_number, Variable *b,
                             bool b_is_number)
 {
     if (a_is_number && !b_is_number)
-        number_to_device(a, get_array_module(b));
+        move_data(a, get_array_module(b));
     else if (b_is_number && !a_is_number)
-        number_to_device(b, get_array_module(a));
+        move_data(b, get_array_module(a));
 }
 
 /* ---- Square: y = x^2, dy/dx = 2x */

@@ -178,21 +178,24 @@ void layer_cleargrads(Layer *layer)
         cleargrad(&p->variable);
 }
 
-/* Python: Layer.to_cpu and to_gpu, each parameter of self.params()
- * moved. */
-void layer_to_cpu(Layer *layer)
+/* Calls move on every parameter of layer (Python: Layer.to_cpu and
+ * to_gpu, each of self.params() moved). */
+static void move_params(Layer *layer, void (*move)(Variable *v))
 {
     ParamIter it = layer_params(layer);
     for (Parameter *p; (p = param_next(&it));)
-        variable_to_cpu(&p->variable);
+        move(&p->variable);
+}
+
+void layer_to_cpu(Layer *layer)
+{
+    move_params(layer, variable_to_cpu);
 }
 
 void layer_to_gpu(Layer *layer)
 {
     require_gpu("layer_to_gpu");
-    ParamIter it = layer_params(layer);
-    for (Parameter *p; (p = param_next(&it));)
-        variable_to_gpu(&p->variable);
+    move_params(layer, variable_to_gpu);
 }
 
 /* ---- saving and loading */

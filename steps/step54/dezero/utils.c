@@ -642,8 +642,9 @@ bool plot_learning_curve(const char *csv_path, const char *to_file)
  * top, without axes (Python: plt.imshow(img, cmap='gray',
  * interpolation='nearest'), then plt.axis('off')). The pixels go to
  * gnuplot's standard input, a byte each, as plot_decision_regions's
- * classes do. Borrows everything. Returns true when the picture is
- * written; false, with a message on stderr, when it is not. */
+ * classes do, from a host copy when the image is on the GPU. Borrows
+ * everything. Returns true when the picture is written; false, with a
+ * message on stderr, when it is not. */
 bool plot_image(const NdArray *image, const char *to_file)
 {
     if (image->ndim != 2 || image->dtype != ND_UINT8)
@@ -666,8 +667,10 @@ bool plot_image(const NdArray *image, const char *to_file)
     char *argv[] = {"gnuplot", "-e", script, NULL};
     char *job = format_text("draw %s from an image of %lld x %lld pixels",
                             to_file, cols, rows);
-    bool drawn = run_program(argv, image->data, (size_t)image->size,
+    NdArray *pixels = as_numpy(image);      /* gnuplot reads the host */
+    bool drawn = run_program(argv, pixels->data, (size_t)pixels->size,
                              "plot_image", job, "gnuplot-nox");
+    nd_release(pixels);
     free(job);
     free(script);
     free(output);
