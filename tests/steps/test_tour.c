@@ -1,6 +1,8 @@
 // FIRST_STEP: 52
+// LAST_STEP: 52
 /* test_tour.c - step 52's second program, the tour of device arrays
- * (steps/stepNN/tour, or build/asan/tour in the sanitizer build): it
+ * (steps/step52/tour, or build/asan/tour in the sanitizer build; the
+ * tour belongs to chapter 52 alone, so later steps do not carry it): it
  * makes its arrays, times fftn on the host, and then either runs the
  * device half or says why that half is skipped, within 80 columns, and
  * exits 0. The arrays are shrunk (DEZERO_TOUR_SIZE=200) so that the run
