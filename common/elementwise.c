@@ -438,6 +438,54 @@ void nd_imul(NdArray *dst, const NdArray *v)
     update_in_place("nd_imul", OP_MUL, nd_mul, dst, v);
 }
 
+/* dst[i] -= a * v[i] in one pass over equal-sized arrays of T, the
+ * product rounded to T before the subtraction, as NumPy rounds the
+ * result of each of its two ufuncs. v may be dst itself. */
+#define SCALED_SUB_KERNEL(NAME, T)                                        \
+    __attribute__((target_clones("avx512f", "avx2", "default")))          \
+    static void NAME(T *dst, const T *v, T a, int64_t n)                  \
+    {                                                                     \
+        for (int64_t i = 0; i < n; i++) {                                 \
+            T step = a * v[i];                                            \
+            dst[i] = dst[i] - step;                                       \
+        }                                                                 \
+    }
+
+SCALED_SUB_KERNEL(scaled_sub_f32, float)
+SCALED_SUB_KERNEL(scaled_sub_f64, double)
+
+/* Whether dst -= a * v can skip the product's array: CPU arrays of one
+ * float dtype and one shape, which the product a * v keeps (a 0-d a
+ * takes v's float dtype), and v all of dst or apart from it. */
+static bool scaled_sub_in_one_pass(const NdArray *dst, const NdArray *a,
+                                   const NdArray *v)
+{
+    if (dst->device != ND_CPU || v->device != ND_CPU ||
+        dst->dtype != v->dtype || nd_result_dtype(a, v) != v->dtype ||
+        (v->dtype != ND_FLOAT32 && v->dtype != ND_FLOAT64) ||
+        dst->ndim != v->ndim || overlaps(dst, v))
+        return false;
+    for (int d = 0; d < dst->ndim; d++)
+        if (dst->shape[d] != v->shape[d])
+            return false;
+    return true;
+}
+
+void nd_isub_scaled(NdArray *dst, double a, const NdArray *v)
+{
+    NdArray *scale = nd_scalar(a);
+    if (!scaled_sub_in_one_pass(dst, scale, v)) {
+        NdArray *step = nd_mul(scale, v);
+        update_in_place("nd_isub_scaled", OP_SUB, nd_sub, dst, step);
+        nd_release(step);
+    } else if (v->dtype == ND_FLOAT32) {
+        scaled_sub_f32(dst->data, v->data, (float)a, v->size);
+    } else {
+        scaled_sub_f64(dst->data, v->data, a, v->size);
+    }
+    nd_release(scale);
+}
+
 /* ------------------------------------------------------------ unary */
 
 typedef void (*UnaryKernel)(void *out, const void *a, int64_t n);
