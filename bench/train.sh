@@ -8,9 +8,9 @@
 #   PyTorch on the CPU (Debian's python3-torch),
 # and the framework's own epoch (step 51's program), with our ratio to
 # each peer that does the same work. The peers train on random data of
-# MNIST's shapes. Everything runs ROUNDS times (default 3), in turn, and
-# each row keeps its best, so that a busy moment of the machine hits
-# every side alike.
+# MNIST's shapes. Everything runs ROUNDS times (default 3), in turn; the
+# report gives medians over the rounds, and each ratio pairs figures of
+# one round, so that a busy spell of the machine weighs on both sides.
 set -u
 cd "$(dirname "$0")" || exit 1
 PY=/usr/bin/python3
@@ -59,57 +59,99 @@ run_step51() {
     read -r wall kb < <(tail -1 "$workdir/time.txt")
 }
 
-# best[name] is the least of a row's seconds over the rounds, order
-# keeps the rows in their first order; rss1 and rss3 are step 51's
-# largest peaks.
-declare -A best
-order=()
-keep() {        # rows "name<TAB>seconds", one a line
+# Every figure goes to a file, a line "round<TAB>name<TAB>seconds", and
+# the report below is made of it; rss1 and rss3 are step 51's largest
+# peaks.
+results=$workdir/results.tsv
+record() {      # round, rows "name<TAB>seconds" one a line
     local name seconds
     while IFS=$'\t' read -r name seconds; do
-        [ -n "$name" ] || continue
-        if [ -z "${best[$name]:-}" ]; then
-            order+=("$name")
-            best[$name]=$seconds
-        elif awk -v a="$seconds" -v b="${best[$name]}" \
-                 'BEGIN { exit !(a < b) }'; then
-            best[$name]=$seconds
-        fi
-    done <<< "$1"
+        [ -n "$name" ] && printf '%s\t%s\t%s\n' "$1" "$name" "$seconds"
+    done <<< "$2" >> "$results"
 }
+ONE="step 51, a run of 1 epoch" THREE="step 51, a run of 3 epochs"
 rss1=0 rss3=0
 for ((round = 0; round < ROUNDS; round++)); do
-    keep "$(./build/train_floor)" || exit 1
-    [ "$have_numpy" = 1 ] && { keep "$($PY train_numpy.py)" || exit 1; }
-    [ "$have_torch" = 1 ] && { keep "$($PY train_torch.py)" || exit 1; }
     if [ -n "$step51" ]; then
         run_step51 1
-        keep "step 51, a run of 1 epoch"$'\t'"$wall"
+        record "$round" "$ONE"$'\t'"$wall"
         (( kb > rss1 )) && rss1=$kb
+    fi
+    rows=$(./build/train_floor) || exit 1
+    record "$round" "$rows"
+    if [ "$have_numpy" = 1 ]; then
+        rows=$($PY train_numpy.py) || exit 1
+        record "$round" "$rows"
+    fi
+    if [ "$have_torch" = 1 ]; then
+        rows=$($PY train_torch.py) || exit 1
+        record "$round" "$rows"
+    fi
+    if [ -n "$step51" ]; then
         run_step51 3
-        keep "step 51, a run of 3 epochs"$'\t'"$wall"
+        record "$round" "$THREE"$'\t'"$wall"
         (( kb > rss3 )) && rss3=$kb
     fi
 done
 
+# Each row's figure is its median over the rounds, ours too: its epoch
+# in a round is that round's run of 3 epochs less its run of 1, halved.
+# A ratio is the median of the rounds' ratios, each of two figures of
+# one round, so that a busy spell of the machine between rounds does
+# not make one side look fast. Our ratios are to the peers that do an
+# epoch's work: not to the floor's rows of the training alone, which
+# are there to show what the test pass and the input gradient cost.
 echo
 echo "training, one epoch of step 51 (60,000 images, then the test pass" \
-     "over 10,000), the best of $ROUNDS runs each"
-printf '%-40s %10s\n' peer s/epoch
-for name in "${order[@]}"; do
-    case $name in "step 51, a run"*) continue ;; esac
-    printf '%-40s %10.3f\n' "$name" "${best[$name]}"
-done
+     "over 10,000), the median of $ROUNDS rounds"
+awk -F'\t' -v one="$ONE" -v three="$THREE" -v rounds="$ROUNDS" '
+function median(a, n,    i, j, t) {
+    for (i = 2; i <= n; i++)
+        for (j = i; j > 1 && a[j - 1] > a[j]; j--) {
+            t = a[j]; a[j] = a[j - 1]; a[j - 1] = t
+        }
+    return n % 2 ? a[(n + 1) / 2] : (a[n / 2] + a[n / 2 + 1]) / 2
+}
+{
+    if (!($2 in seen)) { seen[$2] = 1; names[++count] = $2 }
+    value[$1, $2] = $3
+}
+END {
+    printf "%-40s %10s\n", "peer", "s/epoch"
+    for (k = 1; k <= count; k++) {
+        name = names[k]
+        if (name == one || name == three)
+            continue
+        for (r = 0; r < rounds; r++)
+            a[r + 1] = value[r, name]
+        printf "%-40s %10.3f\n", name, median(a, rounds)
+    }
+    if (!(one in seen))
+        exit
+    for (r = 0; r < rounds; r++) {
+        ours[r] = (value[r, three] - value[r, one]) / 2
+        a[r + 1] = ours[r]
+    }
+    printf "%-40s %10.3f\n", "DeZero in C, step 51", median(a, rounds)
+    for (r = 0; r < rounds; r++)
+        a[r + 1] = value[r, one]
+    printf "%-40s %10.3f\n", "  (a whole run of 1 epoch: + load, start)",
+           median(a, rounds)
+    print ""
+    for (k = 1; k <= count; k++) {
+        name = names[k]
+        if (name == one || name == three || name == "gemm floor, training" ||
+            name ~ /^gemm floor, training w\/o/)
+            continue
+        for (r = 0; r < rounds; r++)
+            a[r + 1] = ours[r] / value[r, name]
+        printf "%-44s %6.2f\n", "ours / " name, median(a, rounds)
+    }
+}' "$results"
 if [ -z "$step51" ]; then
     echo "(the framework's own epoch arrives with step 51)"
     exit 0
 fi
-ours=$(awk -v a="${best[step 51, a run of 1 epoch]}" \
-           -v b="${best[step 51, a run of 3 epochs]}" \
-           'BEGIN { print (b - a) / 2 }')
-printf '%-40s %10.3f\n' "DeZero in C, step 51" "$ours"
-printf '%-40s %10.3f\n' "  (a whole run of 1 epoch: + load, start)" \
-    "${best[step 51, a run of 1 epoch]}"
 echo
 echo "step 51 trained on $data"
 # Flat memory from epoch to epoch shows as the same peak in both runs.
@@ -117,14 +159,3 @@ printf 'its peak resident memory: %.1f MB in a run of 1 epoch, %.1f MB' \
     "$(awk -v k="$rss1" 'BEGIN { print k / 1024 }')" \
     "$(awk -v k="$rss3" 'BEGIN { print k / 1024 }')"
 echo " in a run of 3"
-# Our ratio to each peer that does an epoch's work: not to the floor's
-# rows of the training alone, which are there to show what the test
-# pass and the input gradient cost.
-for name in "${order[@]}"; do
-    case $name in
-    "step 51, a run"* | "gemm floor, training" | "gemm floor, training w/o"*)
-        continue ;;
-    esac
-    printf '%-44s %6.2f\n' "ours / $name" \
-        "$(awk -v a="$ours" -v b="${best[$name]}" 'BEGIN { print a / b }')"
-done
