@@ -384,8 +384,10 @@ typedef NdArray *(*BinaryFn)(const NdArray *, const NdArray *);
  * dst's storage, as the ufunc's out= does for "dst op= v". When the
  * result has dst's dtype, the kernel writes it straight into dst;
  * otherwise fn (nd_add for OP_ADD...) computes it aside first. */
-static void update_in_place(const char *name, BinaryOp op, BinaryFn fn,
-                            NdArray *dst, const NdArray *v)
+/* Stops with NumPy's error unless dst and v are on one device and v
+ * broadcasts to dst's shape, which an in-place update keeps. */
+static void check_update_shape(const char *name, const NdArray *dst,
+                               const NdArray *v)
 {
     nd_same_device(name, 2, (const NdArray *const[]){dst, v});
     int64_t shape[ND_MAX_DIMS];
@@ -399,11 +401,30 @@ static void update_in_place(const char *name, BinaryOp op, BinaryFn fn,
                  "doesn't match the broadcast shape %s", nd_shape_text(d, dst),
                  nd_format_shape(b, ndim, shape, false));
     }
+}
+
+/* Whether a result of dtype may be stored into dst: not into a lower
+ * kind, by NumPy's same_kind rule. */
+static bool same_kind_allows(NdDtype dtype, const NdArray *dst)
+{
+    return kind_rank(dtype) <= kind_rank(dst->dtype);
+}
+
+static _Noreturn void same_kind_error(const char *name, NdDtype dtype,
+                                      const NdArray *dst)
+{
+    nd_error(name, "cannot cast the result from %s to %s with casting "
+             "rule 'same_kind'", nd_dtype_name(dtype),
+             nd_dtype_name(dst->dtype));
+}
+
+static void update_in_place(const char *name, BinaryOp op, BinaryFn fn,
+                            NdArray *dst, const NdArray *v)
+{
+    check_update_shape(name, dst, v);
     NdDtype dtype = nd_result_dtype(dst, v);
-    if (kind_rank(dtype) > kind_rank(dst->dtype))
-        nd_error(name, "cannot cast the result from %s to %s with casting "
-                 "rule 'same_kind'", nd_dtype_name(dtype),
-                 nd_dtype_name(dst->dtype));
+    if (!same_kind_allows(dtype, dst))
+        same_kind_error(name, dtype, dst);
     BinaryKernel kernel = binary_kernels[op][dtype];
     if (dst->device == ND_CPU && dtype == dst->dtype && kernel) {
         NdArray *cv = nd_as_dtype(v, dtype);
@@ -436,6 +457,68 @@ void nd_isub(NdArray *dst, const NdArray *v)
 void nd_imul(NdArray *dst, const NdArray *v)
 {
     update_in_place("nd_imul", OP_MUL, nd_mul, dst, v);
+}
+
+/* dst[i] -= a * v[i] in one pass over equal-sized arrays of T, the
+ * product rounded to T before the subtraction, as NumPy rounds the
+ * result of each of its two ufuncs. v may be dst itself. */
+#define SCALED_SUB_KERNEL(NAME, T)                                        \
+    __attribute__((target_clones("avx512f", "avx2", "default")))          \
+    static void NAME(T *dst, const T *v, T a, int64_t n)                  \
+    {                                                                     \
+        for (int64_t i = 0; i < n; i++) {                                 \
+            T step = a * v[i];                                            \
+            dst[i] = dst[i] - step;                                       \
+        }                                                                 \
+    }
+
+SCALED_SUB_KERNEL(scaled_sub_f32, float)
+SCALED_SUB_KERNEL(scaled_sub_f64, double)
+
+/* Whether dst -= a * v can skip the product's array: CPU arrays of one
+ * float dtype and one shape, which the product a * v keeps (a 0-d a
+ * takes v's float dtype), and v all of dst or apart from it. */
+static bool scaled_sub_in_one_pass(const NdArray *dst, const NdArray *a,
+                                   const NdArray *v)
+{
+    if (dst->device != ND_CPU || v->device != ND_CPU ||
+        dst->dtype != v->dtype || nd_result_dtype(a, v) != v->dtype ||
+        (v->dtype != ND_FLOAT32 && v->dtype != ND_FLOAT64) ||
+        dst->ndim != v->ndim || overlaps(dst, v))
+        return false;
+    for (int d = 0; d < dst->ndim; d++)
+        if (dst->shape[d] != v->shape[d])
+            return false;
+    return true;
+}
+
+/* The checks come before anything is allocated, or before what was is
+ * released, so that an error leaves nothing behind. On the GPU, the two
+ * operations, with a moved there. */
+void nd_isub_scaled(NdArray *dst, double a, const NdArray *v)
+{
+    const char *name = "nd_isub_scaled";
+    check_update_shape(name, dst, v);       /* a * v has v's shape */
+    /* a as NumPy takes it, a 0-d float64 array: only read, here */
+    NdArray scale = {.dtype = ND_FLOAT64, .device = ND_CPU, .ndim = 0,
+                     .size = 1, .data = &a, .refcount = 1};
+    if (scaled_sub_in_one_pass(dst, &scale, v)) {
+        if (v->dtype == ND_FLOAT32)
+            scaled_sub_f32(dst->data, v->data, (float)a, v->size);
+        else
+            scaled_sub_f64(dst->data, v->data, a, v->size);
+        return;
+    }
+    NdArray *a_there = nd_to_device(&scale, v->device);    /* a 0-d */
+    NdArray *step = nd_mul(a_there, v);
+    nd_release(a_there);
+    NdDtype dtype = nd_result_dtype(dst, step);
+    if (!same_kind_allows(dtype, dst)) {
+        nd_release(step);
+        same_kind_error(name, dtype, dst);
+    }
+    update_in_place(name, OP_SUB, nd_sub, dst, step);
+    nd_release(step);
 }
 
 /* ------------------------------------------------------------ unary */

@@ -162,6 +162,12 @@ void nd_copyto(NdArray *dst, const NdArray *src);
 void nd_iadd(NdArray *dst, const NdArray *v);
 void nd_isub(NdArray *dst, const NdArray *v);
 void nd_imul(NdArray *dst, const NdArray *v);
+/* dst -= a * v for a number a, as NumPy computes "dst -= a * v": the
+ * product in the dtype a 0-d a and v give, then subtracted in place.
+ * One pass, without the product's array, where dst and v are CPU
+ * arrays of one float dtype and shape (an SGD step); otherwise (other
+ * dtypes, a broadcast v, the GPU) the two operations. */
+void nd_isub_scaled(NdArray *dst, double a, const NdArray *v);
 
 /* ------------------------------------------------------------ elementwise */
 

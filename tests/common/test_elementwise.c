@@ -957,7 +957,8 @@ static void test_clip(void **state)
 /* ------------------------------------------------------------ in place */
 
 /* W -= lr * g with float32 W and a float64 g: NumPy computes in float64
- * and rounds once into W. */
+ * and rounds once into W; with a float32 g, in float32. nd_isub_scaled
+ * gives the same W. */
 static void test_isub_float32_like_numpy_sgd(void **state)
 {
     (void)state;
@@ -980,6 +981,17 @@ static void test_isub_float32_like_numpy_sgd(void **state)
     nd_isub(w32, step32);
     EXPECT_ARRAY(w32, ND_FLOAT32, ND_SHAPE(4), -0x1.7a0f92p-4,
                  -0x1.cadabcp-2, 0x1.2816fp+1, 0x1.380346p-1);
+    /* nd_isub_scaled: each in one call, the float32 one in one pass */
+    NdArray *w_scaled = nd_from_buffer(ND_FLOAT32, ND_SHAPE(4), w0);
+    nd_isub_scaled(w_scaled, 0.1, g);
+    assert_true(nd_array_equal(w_scaled, w));
+    NdArray *w32_scaled = nd_from_buffer(ND_FLOAT32, ND_SHAPE(4), w0);
+    data = w32_scaled->data;
+    nd_isub_scaled(w32_scaled, 0.1, g32);
+    assert_ptr_equal(w32_scaled->data, data);
+    assert_true(nd_array_equal(w32_scaled, w32));
+    nd_release(w_scaled);
+    nd_release(w32_scaled);
     nd_release(w);
     nd_release(g);
     nd_release(lr);
@@ -987,6 +999,64 @@ static void test_isub_float32_like_numpy_sgd(void **state)
     nd_release(w32);
     nd_release(g32);
     nd_release(step32);
+}
+
+/* Gaussians of a dtype, shaped as given: a new array. */
+static NdArray *gaussians(NdDtype dtype, int ndim, const int64_t *shape)
+{
+    NdArray *x = nd_random_randn(ndim, shape);
+    NdArray *y = nd_astype(x, dtype);
+    nd_release(x);
+    return y;
+}
+
+/* nd_isub_scaled(dst, a, v) leaves dst as nd_isub(dst, a * v) does, to
+ * the bit: over 1001 values (the vector loop and its tail) of each
+ * float dtype, with v dst itself, and with a row broadcast over dst. */
+static void test_isub_scaled_equals_two_steps(void **state)
+{
+    (void)state;
+    const NdDtype dtypes[] = {ND_FLOAT32, ND_FLOAT64};
+    for (int k = 0; k < 2; k++) {
+        NdArray *w = gaussians(dtypes[k], ND_SHAPE(7, 143));   // (7, 143)
+        NdArray *g = gaussians(dtypes[k], ND_SHAPE(7, 143));   // (7, 143)
+        NdArray *row = gaussians(dtypes[k], ND_SHAPE(143));    // (143,)
+        NdArray *want = nd_copy(w);
+        NdArray *lr = nd_scalar(0.0123);
+        NdArray *steps[3] = {nd_mul(lr, g), NULL, nd_mul(lr, row)};
+        nd_isub(want, steps[0]);
+        nd_isub_scaled(w, 0.0123, g);
+        assert_true(nd_array_equal(w, want));
+        steps[1] = nd_mul(lr, want);
+        nd_isub(want, steps[1]);
+        nd_isub_scaled(w, 0.0123, w);
+        assert_true(nd_array_equal(w, want));
+        nd_isub(want, steps[2]);
+        nd_isub_scaled(w, 0.0123, row);
+        assert_true(nd_array_equal(w, want));
+        for (int i = 0; i < 3; i++)
+            nd_release(steps[i]);
+        nd_release(lr);
+        nd_release(want);
+        nd_release(row);
+        nd_release(g);
+        nd_release(w);
+    }
+}
+
+/* What nd_isub refuses, nd_isub_scaled refuses, by its own name. */
+static void test_isub_scaled_refuses_a_narrower_kind(void **state)
+{
+    (void)state;
+    NdArray *i = nd_zeros(ND_INT64, ND_SHAPE(3));
+    NdArray *g = nd_ones(ND_FLOAT32, ND_SHAPE(3));
+    NdArray *long_row = nd_ones(ND_FLOAT32, ND_SHAPE(4));
+    EXPECT_ND_ERROR(nd_isub_scaled(i, 0.5, g), "nd_isub_scaled: cannot "
+                    "cast the result from float64 to int64");
+    EXPECT_ND_ERROR(nd_isub_scaled(g, 0.5, long_row), "nd_isub_scaled");
+    nd_release(i);
+    nd_release(g);
+    nd_release(long_row);
 }
 
 static void test_iadd_imul_broadcast_and_cast_back(void **state)
@@ -1225,6 +1295,8 @@ int main(void)
         cmocka_unit_test(test_where_casts_cond_and_promotes),
         cmocka_unit_test(test_clip),
         cmocka_unit_test(test_isub_float32_like_numpy_sgd),
+        cmocka_unit_test(test_isub_scaled_equals_two_steps),
+        cmocka_unit_test(test_isub_scaled_refuses_a_narrower_kind),
         cmocka_unit_test(test_iadd_imul_broadcast_and_cast_back),
         cmocka_unit_test(test_in_place_with_itself),
         cmocka_unit_test(test_copyto_broadcasts_and_casts),

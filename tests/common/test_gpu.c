@@ -625,7 +625,8 @@ static void test_astype_out_of_range(void **state)
     }
 }
 
-/* copyto broadcasts and casts; the in-place updates go through it. */
+/* copyto broadcasts and casts; the in-place updates go through it, and
+ * nd_isub_scaled through them. */
 static void test_in_place(void **state)
 {
     NdDevice device = device_of(state);
@@ -643,6 +644,8 @@ static void test_in_place(void **state)
     nd_isub(ddst, dsrc);
     nd_imul(dst, v);
     nd_imul(ddst, dv);
+    nd_isub_scaled(dst, 0.01, v);
+    nd_isub_scaled(ddst, 0.01, dv);
     expect_same(device, nd_copy(dst), nd_copy(ddst));
     EXPECT_ND_ERROR(nd_copyto(dsrc, ddst), "could not broadcast");
     RELEASE(dst, src, v, ddst, dsrc, dv);
