@@ -1178,6 +1178,11 @@ NdArray *logsumexp(const NdArray *x, int axis);
 typedef struct Transform {
     /* y = self(x): borrows x, returns a new array; NULL: x itself */
     NdArray *(*call)(const struct Transform *self, const NdArray *x);
+    /* The same on items stacked along a new first axis, xs (n, ...):
+     * the stack of call's n results, in one call. NULL where a
+     * transform has no such form: its items go through call. */
+    NdArray *(*call_batch)(const struct Transform *self,
+                           const NdArray *xs);
     double mean, std;           /* T_normalize's */
     NdDtype dtype;              /* T_as_type's */
     int n;                      /* T_compose's: how many transforms */
@@ -1188,6 +1193,13 @@ typedef struct Transform {
 /* t(x) (Python: t(x)): a new reference; x itself, with a reference
  * added, for the identity. Borrows x. */
 NdArray *transform_apply(const Transform *t, const NdArray *x);
+/* Whether t, and every transform it composes, has a batch form: all
+ * the T_ functions' transforms and the identity have. */
+bool transform_takes_batches(const Transform *t);
+/* t on the items stacked in xs (n, ...), in one go: what stacking t's
+ * result on each item gives. A new reference; borrows xs. For a t that
+ * takes batches. */
+NdArray *transform_apply_batch(const Transform *t, const NdArray *xs);
 
 /* The n transforms of the array transforms, in order (Python:
  * Compose(transforms)). Borrows the array, which must outlive the

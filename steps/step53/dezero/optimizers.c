@@ -210,7 +210,7 @@ typedef struct SGD {
 static void sgd_update_one(Optimizer *self, Parameter *p)
 {
     const SGD *o = (const SGD *)self;
-    sub_into(DATA(p), scaled(o->lr, GRAD(p)));     /* p -= lr * g */
+    nd_isub_scaled(DATA(p), o->lr, GRAD(p));       /* p -= lr * g */
 }
 
 static const OptimizerClass sgd_class = {
@@ -238,7 +238,7 @@ static void momentum_sgd_update_one(Optimizer *self, Parameter *p)
     const MomentumSGD *o = (const MomentumSGD *)self;
     NdArray *v = optimizer_state(self, p)[0];
     scale_into(v, o->momentum);                 /* v *= momentum */
-    sub_into(v, scaled(o->lr, GRAD(p)));        /* v -= lr * g */
+    nd_isub_scaled(v, o->lr, GRAD(p));          /* v -= lr * g */
     nd_iadd(DATA(p), v);                        /* p += v */
 }
 
