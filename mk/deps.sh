@@ -48,6 +48,8 @@ done
 { has_header curl/curl.h && has_library curl; } || want libcurl4-openssl-dev
 { has_header openssl/evp.h && has_library crypto; } || want libssl-dev
 { has_header zip.h && has_library zip; } || want libzip-dev
+{ has_header png.h && has_library png; } || want libpng-dev
+{ has_header jpeglib.h && has_library jpeg; } || want libjpeg-dev
 { has_header cmocka.h && has_library cmocka; } || want libcmocka-dev
 has_command pandoc || want pandoc
 has_command dot || want graphviz

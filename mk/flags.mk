@@ -14,8 +14,10 @@ CFLAGS += -fvect-cost-model=dynamic
 # libmvec's SIMD exp, log, sin... from vectorised loops (elementwise.c).
 CFLAGS += -fno-math-errno
 # libcurl fetches datasets (download.c), with libcrypto's SHA-256;
-# libzip reads and writes .npz archives (npz.c).
-LDLIBS := -lopenblas -lfftw3 -lmvec -lm -lz -ldl -lcurl -lcrypto -lzip
+# libzip reads and writes .npz archives (npz.c); libpng and libjpeg
+# read pictures (image.c).
+LDLIBS := -lopenblas -lfftw3 -lmvec -lm -lz -ldl -lcurl -lcrypto -lzip \
+          -lpng -ljpeg
 
 ifeq ($(WERROR),1)
 CFLAGS += -Werror

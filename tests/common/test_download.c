@@ -51,6 +51,19 @@ static size_t gzip_bytes(unsigned char *out, size_t size,
 
 /* ------------------------------------------------------------ server */
 
+/* The names of step 58's files, which the server serves too (with the
+ * same content): nd_get_url keeps the URL's last part as the name. */
+static const char *const DEZERO_NAMES[] = {
+    "vgg16.npz", "imagenet1000_clsid_to_human.txt", "zebra.jpg"};
+
+static bool served_name(const char *name)
+{
+    for (size_t i = 0; i < sizeof DEZERO_NAMES / sizeof *DEZERO_NAMES; i++)
+        if (strcmp(name, DEZERO_NAMES[i]) == 0)
+            return true;
+    return strcmp(name, NAME) == 0;
+}
+
 /* GET /<route>/<name>, where route says how to answer:
  *   good       200 and the gzip file         plain  200 and it plain
  *   fast       200 and it gzipped at level 1 wrong  200, one label off
@@ -76,7 +89,7 @@ static void answer(int client)
     const unsigned char *body = NULL;
     size_t length = 0, sent_length = 0;
     unsigned char changed[sizeof labels];
-    if (strcmp(name, NAME) == 0) {
+    if (served_name(name)) {
         body = labels_gz;
         length = labels_gz_len;
         if (strcmp(route, "plain") == 0) {
@@ -603,6 +616,142 @@ static void test_cache_that_is_a_file(void **state)
     unlink(path);
 }
 
+/* ------------------------------------------------------------ no SHA-256 */
+
+/* With no SHA-256 known, a file that came whole is taken, and said to
+ * be unverified; a cut one still gives way to the next mirror. */
+static void test_unknown_sha256_takes_a_whole_file(void **state)
+{
+    (void)state;
+    const NdRemoteSet *set = SERVED_BY("cut", "missing", "plain");
+    the_file.sha256 = NULL;
+    capture_stderr(scratch);
+    char *path = nd_get_file(set, NAME);
+    const char *log = captured();
+    EXPECT_TEXT_HAS(log, "/cut/: transfer closed with ");
+    EXPECT_TEXT_HAS(log, "/missing/: HTTP 404\n");
+    EXPECT_TEXT_HAS(log, "/plain/: done, not verified (no SHA-256 known)\n");
+    char *sha = nd_content_sha256(path);
+    assert_string_equal(sha, labels_sha256);
+    free(sha);
+    free(path);
+    char listing[512];
+    cache_listing(listing, sizeof listing);
+    assert_string_equal(listing, NAME);
+}
+
+static void test_unknown_sha256_and_no_whole_file(void **state)
+{
+    (void)state;
+    const NdRemoteSet *set = SERVED_BY("cut", "refused");
+    the_file.sha256 = NULL;
+    capture_stderr(scratch);
+    EXPECT_ND_ERROR(nd_get_file(set, NAME), "no mirror gave "
+                    "labels-idx1-ubyte.gz (the reasons are above)");
+    captured();
+    char listing[512];
+    cache_listing(listing, sizeof listing);
+    assert_string_equal(listing, "");
+}
+
+/* ------------------------------------------------------------ get_url */
+
+/* Step 58's files, as DeZero names them: fetched whole from their URL
+ * into the cache under the URL's last part. */
+static void test_get_url(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof DEZERO_NAMES / sizeof *DEZERO_NAMES; i++) {
+        char url[256], want[256];
+        snprintf(url, sizeof url, "http://127.0.0.1:%d/good/%s", port,
+                 DEZERO_NAMES[i]);
+        snprintf(want, sizeof want, "%s/%s", cache, DEZERO_NAMES[i]);
+        capture_stderr(scratch);
+        char *path = nd_get_url(url);
+        const char *log = captured();
+        assert_string_equal(path, want);
+        snprintf(want, sizeof want, "Downloading %s (DeZero)\n  from "
+                 "http://127.0.0.1:%d/good/: done, not verified (no SHA-256 "
+                 "known)\n", DEZERO_NAMES[i], port);
+        assert_string_equal(log, want);
+        struct stat st;
+        assert_int_equal(stat(path, &st), 0);
+        assert_int_equal(st.st_size, (off_t)labels_gz_len);
+        free(path);
+    }
+}
+
+/* DeZero's own URLs, with the files in the cache already (under
+ * DEZERO_CACHE_DIR): taken as they are, and nothing is fetched. */
+static void test_get_url_takes_cached_files(void **state)
+{
+    (void)state;
+    const char *urls[] = {
+        "https://github.com/koki0702/dezero-models/releases/download/v0.1/"
+        "vgg16.npz",
+        "https://gist.githubusercontent.com/yrevar/942d3a0ac09ec9e5eb3a/raw/"
+        "238f720ff059c1f82f368259d1ca4ffa5dd8f9f5/"
+        "imagenet1000_clsid_to_human.txt",
+        "https://github.com/oreilly-japan/deep-learning-from-scratch-3/raw/"
+        "images/zebra.jpg",
+    };
+    char *dir = nd_cache_dir();
+    for (size_t i = 0; i < sizeof urls / sizeof *urls; i++) {
+        char want[256];
+        snprintf(want, sizeof want, "%s/%s", dir, DEZERO_NAMES[i]);
+        FILE *f = fopen(want, "wb");
+        assert_non_null(f);
+        fclose(f);
+        capture_stderr(scratch);
+        char *path = nd_get_url(urls[i]);
+        assert_string_equal(captured(), "");
+        assert_string_equal(path, want);
+        free(path);
+    }
+    free(dir);
+}
+
+/* No network: the message gives the URL and where to save the file. */
+static void test_get_url_unreachable(void **state)
+{
+    (void)state;
+    char url[256], want[512];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/dezero/vgg16.npz",
+             closed_port);
+    capture_stderr(scratch);
+    EXPECT_ND_ERROR(nd_get_url(url), "nd_get_url: cannot download ");
+    const char *log = captured();
+    snprintf(want, sizeof want, "nd_get_url: cannot download %s (the "
+             "reason is above).\nDownload it by hand, from a machine that "
+             "can, and save it as\n    %s/vgg16.npz", url, cache);
+    assert_string_equal(nd_test_message, want);
+    EXPECT_TEXT_HAS(log, "onnect");     /* curl: "Couldn't connect..." */
+    char listing[512];
+    cache_listing(listing, sizeof listing);
+    assert_string_equal(listing, "");
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/cut/zebra.jpg", port);
+    capture_stderr(scratch);
+    EXPECT_ND_ERROR(nd_get_url(url), "/zebra.jpg (the reason is above)");
+    EXPECT_TEXT_HAS(captured(), "/cut/: transfer closed with ");
+    cache_listing(listing, sizeof listing);
+    assert_string_equal(listing, "");
+}
+
+static void expect_bad_url(const char *url)
+{
+    EXPECT_ND_ERROR(nd_get_url(url), "nd_get_url: takes an http(s) URL "
+                    "whose path ends in a file name, not ");
+}
+
+static void test_get_url_misuse(void **state)
+{
+    (void)state;
+    const char *bad[] = {"vgg16.npz", "https://github.com",
+                         "https://github.com/", "http://h/a/b.npz?raw=1"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+        expect_bad_url(bad[i]);
+}
+
 /* ------------------------------------------------------------ misuse */
 
 static void test_misuse(void **state)
@@ -614,7 +763,7 @@ static void test_misuse(void **state)
     the_file.sha256 = "abc";
     EXPECT_ND_ERROR(nd_get_file(set, NAME), "nd_get_file: the SHA-256 of "
                     "labels-idx1-ubyte.gz in TEST is \"abc\"; it takes 64 "
-                    "hex digits");
+                    "hex digits, or NULL when unknown");
 }
 
 #define CASE(f) cmocka_unit_test_setup(f, empty_cache)
@@ -638,6 +787,12 @@ int main(void)
         CASE(test_no_mirror_at_all),
         CASE(test_write_failure_stops_at_once),
         CASE(test_cache_that_is_a_file),
+        CASE(test_unknown_sha256_takes_a_whole_file),
+        CASE(test_unknown_sha256_and_no_whole_file),
+        CASE(test_get_url),
+        CASE(test_get_url_takes_cached_files),
+        CASE(test_get_url_unreachable),
+        CASE(test_get_url_misuse),
         CASE(test_misuse),
     };
     return cmocka_run_group_tests_name("download", tests, set_up,

@@ -1,0 +1,257 @@
+/* test_image.c - pictures (common/image.h): tiny PNG and JPEG files
+ * read as PIL's convert('RGB') reads them, resized up and down as
+ * PIL's resize does, and DeZero's VGG16.preprocess, all compared byte
+ * for byte with what Pillow made of the same files
+ * (image_fixtures.h, written by image_fixtures.py); then the files
+ * this refuses, each with its reason. */
+#define _GNU_SOURCE             /* memmem */
+#include <string.h>
+
+#include "image.h"
+#include "nd_test.h"
+#include "scratch.h"
+
+#include "image_fixtures.h"
+
+/* ------------------------------------------------------------ helpers */
+
+/* Writes size bytes of data to name in the scratch folder; returns the
+ * path (static, until the next call). */
+static const char *scratch_file(const char *name, const void *data,
+                                size_t size)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "%s/%s", scratch, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, size, f), size);
+    assert_int_equal(fclose(f), 0);
+    return path;
+}
+#define FIXTURE(name, bytes) scratch_file(name, bytes, sizeof bytes)
+
+/* Asserts that a is a (h, w, 3) uint8 array holding want's bytes. */
+#define EXPECT_PICTURE(a, h, w, want)                                     \
+    expect_picture(__FILE__, __LINE__, #a, a, h, w, want, sizeof want)
+static void expect_picture(const char *file, int line, const char *expr,
+                           const NdArray *a, int64_t h, int64_t w,
+                           const unsigned char *want, size_t size)
+{
+    if (a->dtype != ND_UINT8 || a->ndim != 3 || a->shape[0] != h ||
+        a->shape[1] != w || a->shape[2] != 3)
+        nd_test_fail_at(file, line, "%s is a %s array of %d axes, want "
+                        "(%lld, %lld, 3) uint8", expr,
+                        nd_dtype_name(a->dtype), a->ndim, (long long)h,
+                        (long long)w);
+    assert_int_equal((size_t)a->size, size);
+    const unsigned char *got = a->data;
+    for (size_t i = 0; i < size; i++)
+        if (got[i] != want[i])
+            nd_test_fail_at(file, line, "%s[%zu, %zu, %zu] is %d, Pillow "
+                            "gives %d", expr, i / 3 / (size_t)w,
+                            i / 3 % (size_t)w, i % 3, got[i], want[i]);
+}
+
+/* ------------------------------------------------------------ reading */
+
+static void test_read_png(void **state)
+{
+    (void)state;
+    NdArray *a = nd_image_read(FIXTURE("a.png", fixture_png));
+    EXPECT_PICTURE(a, 4, 5, fixture_png_rgb);
+    nd_release(a);
+}
+
+/* libjpeg-turbo decodes for both, Pillow and this: the same bytes */
+static void test_read_jpeg(void **state)
+{
+    (void)state;
+    NdArray *a = nd_image_read(FIXTURE("a.jpg", fixture_jpg));
+    EXPECT_PICTURE(a, 5, 6, fixture_jpg_rgb);
+    nd_release(a);
+}
+
+/* convert('RGB'): grey repeated, palette looked up, alpha dropped, and
+ * 16-bit grey clipped to 255 (Pillow reads it as 32-bit integers). */
+static void test_read_converts_as_pil(void **state)
+{
+    (void)state;
+    NdArray *a = nd_image_read(FIXTURE("grey.png", fixture_grey_png));
+    EXPECT_PICTURE(a, 3, 2, fixture_grey_rgb);
+    nd_release(a);
+    a = nd_image_read(FIXTURE("palette.png", fixture_palette_png));
+    EXPECT_PICTURE(a, 2, 3, fixture_palette_rgb);
+    nd_release(a);
+    a = nd_image_read(FIXTURE("rgba.png", fixture_rgba_png));
+    EXPECT_PICTURE(a, 2, 2, fixture_rgba_rgb);
+    nd_release(a);
+    a = nd_image_read(FIXTURE("grey16.png", fixture_grey16_png));
+    EXPECT_PICTURE(a, 1, 3, fixture_grey16_rgb);
+    nd_release(a);
+}
+
+/* ------------------------------------------------------------ resize */
+
+static void test_resize_up(void **state)
+{
+    (void)state;
+    NdArray *a = nd_image_read(FIXTURE("a.png", fixture_png));
+    NdArray *up = nd_image_resize(a, 9, 7);
+    EXPECT_PICTURE(up, 7, 9, fixture_png_up);
+    NdArray *wider = nd_image_resize(a, 8, 4);      /* one pass only */
+    EXPECT_PICTURE(wider, 4, 8, fixture_png_wider);
+    nd_release(wider);
+    nd_release(up);
+    nd_release(a);
+}
+
+static void test_resize_down(void **state)
+{
+    (void)state;
+    NdArray *a = nd_image_read(FIXTURE("a.jpg", fixture_jpg));
+    NdArray *down = nd_image_resize(a, 4, 2);
+    EXPECT_PICTURE(down, 2, 4, fixture_jpg_down);
+    NdArray *shorter = nd_image_resize(a, 6, 3);    /* one pass only */
+    EXPECT_PICTURE(shorter, 3, 6, fixture_jpg_shorter);
+    NdArray *same = nd_image_resize(a, 6, 5);       /* a copy */
+    EXPECT_PICTURE(same, 5, 6, fixture_jpg_rgb);
+    nd_release(same);
+    nd_release(shorter);
+    nd_release(down);
+    nd_release(a);
+}
+
+/* ------------------------------------------------------------ VGG16 */
+
+/* Asserts that x is a (3, h, w) float32 array holding want's n values. */
+static void expect_chw(const NdArray *x, int64_t h, int64_t w,
+                       const float *want, size_t n)
+{
+    assert_int_equal(x->dtype, ND_FLOAT32);
+    assert_int_equal(x->ndim, 3);
+    assert_int_equal(x->shape[0], 3);
+    assert_int_equal(x->shape[1], h);
+    assert_int_equal(x->shape[2], w);
+    assert_int_equal((size_t)x->size, n);
+    const float *got = x->data;
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != want[i])
+            fail_msg("element %zu is %.9g, NumPy gives %.9g", i, got[i],
+                     want[i]);
+}
+
+static void test_vgg16_preprocess(void **state)
+{
+    (void)state;
+    NdArray *a = nd_image_read(FIXTURE("a.jpg", fixture_jpg));
+    NdArray *x = nd_vgg16_preprocess(a, 3, 4);      /* size=(3, 4) */
+    expect_chw(x, 4, 3, fixture_jpg_vgg, 36);
+    nd_release(x);
+    nd_release(a);
+    a = nd_image_read(FIXTURE("a.png", fixture_png));
+    x = nd_vgg16_preprocess(a, 0, 0);               /* size=None */
+    expect_chw(x, 4, 5, fixture_png_vgg_unresized, 60);
+    nd_release(x);
+    nd_release(a);
+}
+
+/* ------------------------------------------------------------ refused */
+
+static void test_missing_file(void **state)
+{
+    (void)state;
+    char path[256];
+    snprintf(path, sizeof path, "%s/none.jpg", scratch);
+    EXPECT_ND_ERROR(nd_image_read(path), "nd_image_read: cannot open ");
+    EXPECT_MESSAGE_HAS("/none.jpg: No such file or directory");
+}
+
+static void test_not_a_picture(void **state)
+{
+    (void)state;
+    const char text[] = "{0: 'tench, Tinca tinca'}";
+    EXPECT_ND_ERROR(nd_image_read(FIXTURE("labels.txt", text)),
+                    "/labels.txt: not a PNG or JPEG file; this reads PNG "
+                    "and JPEG pictures");
+    EXPECT_ND_ERROR(nd_image_read(scratch_file("empty.png", "", 0)),
+                    "/empty.png: an empty file; this reads PNG and JPEG");
+    EXPECT_ND_ERROR(nd_image_read(scratch), "nd_image_read: ");
+}
+
+/* The first `keep` bytes of a file, read: the message must say so. */
+static void expect_cut(const char *name, const unsigned char *bytes,
+                       size_t keep, const char *want)
+{
+    const char *path = scratch_file(name, bytes, keep);
+    EXPECT_ND_ERROR(nd_image_read(path), want);
+}
+
+/* Cut anywhere, in the header or in the pixels, each file says so: a
+ * JPEG, even cut inside its header. */
+static void test_truncated(void **state)
+{
+    (void)state;
+    const size_t png_cuts[] = {8, 20, 40, sizeof fixture_png - 13};
+    for (size_t i = 0; i < sizeof png_cuts / sizeof *png_cuts; i++)
+        expect_cut("cut.png", fixture_png, png_cuts[i],
+                   "/cut.png: a truncated PNG file (libpng: ");
+    const size_t jpg_cuts[] = {3, 100, sizeof fixture_jpg / 2,
+                               sizeof fixture_jpg - 2};
+    for (size_t i = 0; i < sizeof jpg_cuts / sizeof *jpg_cuts; i++)
+        expect_cut("cut.jpg", fixture_jpg, jpg_cuts[i], "/cut.jpg: a "
+                   "truncated JPEG file: it ends before the picture does");
+}
+
+static void test_corrupt(void **state)
+{
+    (void)state;
+    unsigned char png[sizeof fixture_png];
+    memcpy(png, fixture_png, sizeof png);
+    png[16 + 3] ^= 0x40;                    /* the width: the CRC fails */
+    EXPECT_ND_ERROR(nd_image_read(FIXTURE("bad.png", png)),
+                    "/bad.png: a corrupt PNG file (libpng: ");
+    unsigned char jpg[sizeof fixture_jpg];
+    memcpy(jpg, fixture_jpg, sizeof jpg);
+    unsigned char *sof = memmem(jpg, sizeof jpg, "\xff\xc0", 2);
+    assert_non_null(sof);
+    sof[4] = 7;                             /* 7-bit samples: no such JPEG */
+    EXPECT_ND_ERROR(nd_image_read(FIXTURE("bad.jpg", jpg)),
+                    "/bad.jpg: a corrupt JPEG file (libjpeg: ");
+}
+
+static void test_resize_misuse(void **state)
+{
+    (void)state;
+    NdArray *grey = nd_zeros(ND_UINT8, ND_SHAPE(4, 5));
+    EXPECT_ND_ERROR(nd_image_resize(grey, 2, 2), "nd_image_resize: takes "
+                    "a (H, W, 3) uint8 host array (an RGB picture), not a "
+                    "host uint8 array with 2 axes");
+    NdArray *f = nd_zeros(ND_FLOAT32, ND_SHAPE(4, 5, 3));
+    EXPECT_ND_ERROR(nd_vgg16_preprocess(f, 2, 2), "nd_vgg16_preprocess: "
+                    "takes a (H, W, 3) uint8 host array");
+    NdArray *a = nd_zeros(ND_UINT8, ND_SHAPE(4, 5, 3));
+    EXPECT_ND_ERROR(nd_image_resize(a, 0, 2), "nd_image_resize: a size of "
+                    "0 x 2 pixels; it takes 1 to 65536 a side");
+    nd_release(a);
+    nd_release(f);
+    nd_release(grey);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_read_png),
+        cmocka_unit_test(test_read_jpeg),
+        cmocka_unit_test(test_read_converts_as_pil),
+        cmocka_unit_test(test_resize_up),
+        cmocka_unit_test(test_resize_down),
+        cmocka_unit_test(test_vgg16_preprocess),
+        cmocka_unit_test(test_missing_file),
+        cmocka_unit_test(test_not_a_picture),
+        cmocka_unit_test(test_truncated),
+        cmocka_unit_test(test_corrupt),
+        cmocka_unit_test(test_resize_misuse),
+    };
+    return cmocka_run_group_tests_name("image", tests, make_scratch,
+                                       remove_scratch);
+}
