@@ -420,20 +420,29 @@ static const FunctionClass sum_class = {
     .backward = sum_backward,
 };
 
-/* A new Sum along the naxes entries of axes, or every axis for
- * ND_ALL_AXES (Python: Sum(axis, keepdims)). */
-Function *sum_function(int naxes, const int *axes, bool keepdims)
+/* A new function of class cls that reduces along the naxes entries of
+ * axes, or every axis for ND_ALL_AXES: a Sum or a Max. */
+static Function *reduction_function(const FunctionClass *cls, int naxes,
+                                    const int *axes, bool keepdims,
+                                    const char *who)
 {
     if (naxes > ND_MAX_DIMS)
-        nd_error("sum_function", "%d axes; at most %d are supported",
-                 naxes, (int)ND_MAX_DIMS);
-    SumFunction *f = (SumFunction *)function_new_sized(&sum_class,
-                                                       sizeof *f);
+        nd_error(who, "%d axes; at most %d are supported", naxes,
+                 (int)ND_MAX_DIMS);
+    SumFunction *f = (SumFunction *)function_new_sized(cls, sizeof *f);
     f->naxes = naxes < 0 ? -1 : naxes;
     if (naxes > 0)
         memcpy(f->axes, axes, naxes * sizeof *axes);
     f->keepdims = keepdims;
     return &f->function;
+}
+
+/* A new Sum along the naxes entries of axes, or every axis for
+ * ND_ALL_AXES (Python: Sum(axis, keepdims)). */
+Function *sum_function(int naxes, const int *axes, bool keepdims)
+{
+    return reduction_function(&sum_class, naxes, axes, keepdims,
+                              "sum_function");
 }
 
 /* The sum of x along axes (Python: F.sum(x, axis, keepdims) and
@@ -483,16 +492,8 @@ static const FunctionClass max_class = {
  * ND_ALL_AXES (Python: Max(axis, keepdims)). */
 Function *max_function(int naxes, const int *axes, bool keepdims)
 {
-    if (naxes > ND_MAX_DIMS)
-        nd_error("max_function", "%d axes; at most %d are supported",
-                 naxes, (int)ND_MAX_DIMS);
-    SumFunction *f = (SumFunction *)function_new_sized(&max_class,
-                                                       sizeof *f);
-    f->naxes = naxes < 0 ? -1 : naxes;
-    if (naxes > 0)
-        memcpy(f->axes, axes, naxes * sizeof *axes);
-    f->keepdims = keepdims;
-    return &f->function;
+    return reduction_function(&max_class, naxes, axes, keepdims,
+                              "max_function");
 }
 
 /* The maximum of x along axes (Python: F.max(x, axis, keepdims)): a

@@ -509,7 +509,9 @@ static void pooling_forward(Function *self, NdArray *xs[], NdArray *ys[])
 }
 
 /* Only the maximum of each window reaches the output: gy goes back to
- * where it was, and 0 to the rest of the window. */
+ * where it was, and 0 to the rest of the window. (Also the backward of
+ * Pooling2DWithIndexes, which picks x's elements at those places: the
+ * adjoint of picking is putting back.) */
 static void pooling_backward(Function *self, Variable *gys[],
                              Variable *gxs[])
 {
@@ -611,20 +613,11 @@ static void pooling_2d_with_indexes_forward(Function *self, NdArray *xs[],
     nd_release(windows);
 }
 
-/* Picking is linear, and its adjoint is Pooling2DGrad. (Python's
- * Pooling2DWithIndexes has no backward.) */
-static void pooling_2d_with_indexes_backward(Function *self,
-                                             Variable *gys[],
-                                             Variable *gxs[])
-{
-    gxs[0] = pooling_2d_grad((const ConvFunction *)self, gys[0]);
-}
-
 static const FunctionClass pooling_2d_with_indexes_class = {
     .name = "Pooling2DWithIndexes",
     .noutputs = 1,
     .forward = pooling_2d_with_indexes_forward,
-    .backward = pooling_2d_with_indexes_backward,
+    .backward = pooling_backward,   /* Pooling2DGrad (Python's has none) */
     .destroy = conv_function_destroy,
 };
 
