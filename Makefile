@@ -7,10 +7,12 @@
 SHELL := /bin/bash
 STEPS := $(sort $(wildcard steps/step[0-9][0-9]))
 LATEST := $(lastword $(STEPS))
-# STEP=7 or STEP=07 -> 07, and the step before it.
+# STEP=7 or STEP=07 -> 07, and the step before it: the nearest below
+# that has a folder (a chapter of theory, 56, has none).
 ifdef STEP
 NN := $(shell printf '%02d' "$$(expr $(STEP) + 0)")
-PREV := $(shell printf '%02d' "$$(expr $(STEP) - 1)")
+PREV := $(lastword $(filter-out $(NN),$(foreach s,$(STEPS:steps/step%=%),\
+            $(if $(shell [ $(s) -lt $(NN) ] 2>/dev/null && echo y),$(s)))))
 endif
 BUILD_VARS := SANITIZE=$(SANITIZE) WERROR=$(WERROR)
 

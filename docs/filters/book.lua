@@ -374,11 +374,15 @@ local function in_step(full, nn)
   return path.make_relative(full, step_dir(nn), true)
 end
 
--- The step before nn, when there is one.
+-- The step before nn, when there is one: the nearest below it that has
+-- a folder, since a chapter of theory may have none (56: step 57 comes
+-- after 55).
 local function step_before(nn)
-  local prev = string.format('%02d', tonumber(nn) - 1)
-  if tonumber(nn) > 1 and is_dir(step_dir(prev)) then
-    return prev
+  for n = tonumber(nn) - 1, 1, -1 do
+    local prev = string.format('%02d', n)
+    if is_dir(step_dir(prev)) then
+      return prev
+    end
   end
   return nil
 end
@@ -843,9 +847,9 @@ local function diff_files(attrs)
   if attrs.from then
     from = parse_step(attrs.from, 'from')
   else
-    from = string.format('%02d', tonumber(nn) - 1)
-    if not is_dir(step_dir(from)) then
-      fail('there is no steps/step%s to compare step %s with', from, nn)
+    from = step_before(nn)
+    if not from then
+      fail('there is no step before step %s to compare it with', nn)
     end
   end
   local context = number(attrs.context, 'context') or 3

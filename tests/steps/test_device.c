@@ -6,7 +6,8 @@
  * forward values and gradients, first and second order; a Linear layer
  * trained with softmax cross-entropy by each optimizer; accuracy; the
  * round trips of to_gpu and to_cpu of a Variable, a nested model and a
- * DataLoader; the refusal of operands on two devices. On the host the
+ * DataLoader; the refusal of operands on two devices; from step 57,
+ * the functions of convolutional networks. On the host the
  * bodies compare the host with itself, which finds no device bug but
  * proves that the bodies and the framework's device-generic paths run:
  * all a machine without a GPU can prove. Without a GPU the cuda cases
@@ -250,6 +251,21 @@ CALL(mean_squared_error, F_mean_squared_error(xs[0], xs[1]))
 CALL(softmax_cross_entropy_simple,
      F_softmax_cross_entropy_simple(xs[0], xs[1]))
 CALL(softmax_cross_entropy, F_softmax_cross_entropy(xs[0], xs[1]))
+#if STEP >= 57
+CALL(conv2d, F_conv2d(xs[0], xs[1], xs[2], .stride = pair(2),
+                      .pad = pair(1)))
+CALL(conv2d_simple, F_conv2d_simple(xs[0], xs[1], NULL, .pad = pair(1)))
+CALL(deconv2d, F_deconv2d(xs[0], xs[1], xs[2], .stride = pair(2),
+                          .pad = pair(1)))
+CALL(pooling, F_pooling(xs[0], pair(2), .stride = pair(2)))
+CALL(pooling_simple, F_pooling_simple(xs[0], pair(3), .pad = pair(1)))
+CALL(average_pooling, F_average_pooling(xs[0], pair(3), .stride = pair(2),
+                                        .pad = pair(1)))
+CALL(im2col, F_im2col(xs[0], pair(3), .stride = pair(2), .pad = pair(1)))
+static const int64_t col2im_image[4] = {2, 2, 5, 5};
+CALL(col2im, F_col2im(xs[0], col2im_image, pair(3), .stride = pair(2),
+                      .pad = pair(1)))
+#endif
 
 /* x[[0, 2, 0], 1:3]: row 0 is picked twice, and its gradient adds up
  * (GetItemGrad's np.add.at). */
@@ -328,6 +344,20 @@ static const FunctionCase function_cases[] = {
      {IN(F32, NORMAL, 5, 3), IN(ND_INT64, LABELS, 5)}},
     {"SoftmaxCrossEntropy uint8 labels", call_softmax_cross_entropy, 2,
      {IN(F32, NORMAL, 6, 3), IN(ND_UINT8, LABELS, 6)}},
+#if STEP >= 57
+    {"Conv2d", call_conv2d, 3, {IN(F32, NORMAL, 2, 2, 5, 5),
+     IN(F32, NORMAL, 3, 2, 3, 3), IN(F32, NORMAL, 3)}},
+    {"conv2d_simple", call_conv2d_simple, 2, {IN(F64, NORMAL, 1, 2, 4, 4),
+     IN(F64, NORMAL, 3, 2, 3, 3)}},
+    {"Deconv2d", call_deconv2d, 3, {IN(F32, NORMAL, 2, 2, 3, 3),
+     IN(F32, NORMAL, 2, 3, 3, 3), IN(F32, NORMAL, 3)}},
+    {"Pooling", call_pooling, 1, {IN(F32, NORMAL, 2, 2, 4, 4)}},
+    {"pooling_simple", call_pooling_simple, 1, {IN(F64, NORMAL, 1, 2, 4, 4)}},
+    {"AveragePooling", call_average_pooling, 1,
+     {IN(F32, NORMAL, 2, 2, 5, 5)}},
+    {"Im2col", call_im2col, 1, {IN(F32, NORMAL, 2, 2, 5, 5)}},
+    {"Col2im", call_col2im, 1, {IN(F32, NORMAL, 18, 18)}},
+#endif
 };
 enum { N_FUNCTION_CASES = sizeof function_cases / sizeof function_cases[0] };
 
