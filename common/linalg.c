@@ -291,8 +291,18 @@ static void outer_product(NdDtype dtype, const Operand *a,
     }
 }
 
+/* Products of fewer multiply-adds than this run on one thread. OpenBLAS
+ * wakes its pool for a gemv of 9,216 elements and a gemm of 262,144
+ * multiply-adds, where the other core's start, and its spinning after,
+ * cost more than the product: an RNN's (1, 100) @ (100, 100) each step
+ * (step 59) ran three times slower in CPU, and ten times in wall time on
+ * a loaded two-core machine, than on one thread. Each element is still
+ * summed by one thread, in the same order: the result does not change. */
+enum { ONE_THREAD_BELOW = 1 << 19 };
+
 /* op(a) @ op(b) into out, (m, n) in C order, for float or complex
- * operands of out's dtype: the routine NumPy's matmul picks. */
+ * operands of out's dtype: the routine NumPy's matmul picks, on one
+ * thread when the product is small. */
 static void float_product(const Operand *a, const Operand *b,
                           NdArray *out)
 {
@@ -303,6 +313,11 @@ static void float_product(const Operand *a, const Operand *b,
         memset(out->data, 0, (size_t)out->size * nd_dtype_size(out->dtype));
         return;
     }
+    int threads = openblas_get_num_threads();
+    bool one_thread = threads > 1 && (double)m * (double)n * (double)k <
+                                         (double)ONE_THREAD_BELOW;
+    if (one_thread)
+        openblas_set_num_threads(1);
     NdDtype dtype = out->dtype;
     if (m == 1 && n == 1)
         blas_dot(dtype, a, b, out->data);
@@ -316,6 +331,8 @@ static void float_product(const Operand *a, const Operand *b,
         blas_syrk(dtype, a, out->data);
     else
         blas_gemm(dtype, a, b, out->data);
+    if (one_thread)
+        openblas_set_num_threads(threads);
 }
 
 /* BLAS takes int dimensions. */

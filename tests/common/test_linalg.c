@@ -1,6 +1,8 @@
 /* test_linalg.c - nd_matmul, nd_matmul_t and nd_dot against values
  * computed with NumPy 1.24: shapes, result dtypes, 1-D operands, zero
- * sizes, the BLAS paths (gemm, gemv, dot, syrk) and every misuse. */
+ * sizes, the BLAS paths (gemm, gemv, dot, syrk), OpenBLAS's threads
+ * left as they were, and every misuse. */
+#include <cblas.h>
 #include <complex.h>
 #include <math.h>
 
@@ -364,6 +366,31 @@ static void test_device_errors(void **state)
     nd_release(a);
 }
 
+/* A product too small for OpenBLAS's threads runs on one, and leaves
+ * the pool as it found it: two threads before, two after. */
+static void test_small_products_keep_the_threads(void **state)
+{
+    (void)state;
+    int threads = openblas_get_num_threads();
+    openblas_set_num_threads(2);
+    NdArray *x = nd_ones(ND_FLOAT64, ND_SHAPE(1, 100));
+    NdArray *W = nd_full(ND_FLOAT64, ND_SHAPE(100, 100), 0.5);
+    NdArray *y = nd_matmul(x, W);                       /* gemv */
+    assert_int_equal(openblas_get_num_threads(), 2);
+    for (int i = 0; i < 100; i++)
+        assert_true(nd_get_flat(y, i) == 50.0);
+    NdArray *X = nd_ones(ND_FLOAT64, ND_SHAPE(30, 100));
+    NdArray *Y = nd_matmul(X, W);                       /* gemm */
+    assert_int_equal(openblas_get_num_threads(), 2);
+    assert_true(nd_get_flat(Y, 2999) == 50.0);
+    openblas_set_num_threads(threads);
+    nd_release(Y);
+    nd_release(X);
+    nd_release(y);
+    nd_release(W);
+    nd_release(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -379,6 +406,7 @@ int main(void)
         cmocka_unit_test(test_dot),
         cmocka_unit_test(test_shape_errors),
         cmocka_unit_test(test_device_errors),
+        cmocka_unit_test(test_small_products_keep_the_threads),
     };
     return cmocka_run_group_tests_name("common/linalg", tests, NULL, NULL);
 }
