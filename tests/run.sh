@@ -202,19 +202,25 @@ report_program() {   # index, output folder: prints and counts it
     status=$(< "$2/$1.status")
     printf '%s\n' "$output"
     local known=${#failures[@]}
-    local p f s
-    p=$(printf '%s\n' "$output" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-    f=$(printf '%s\n' "$output" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-    s=$(printf '%s\n' "$output" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | tail -1)
-    passed=$((passed + ${p:-0}))
-    failed=$((failed + ${f:-0}))
-    skipped=$((skipped + ${s:-0}))
-    # Each failed test with its first message: the ERROR line, or else
-    # the failing check's location (cmocka's own assertions print it).
-    local line
-    while IFS= read -r line; do
-        failures+=("$label: $line")
-    done < <(printf '%s\n' "$output" | awk '
+    # One pass of awk over the output: the last of cmocka's counts ("-"
+    # where it printed none), then each failed test with its first
+    # message: the ERROR line, or else the failing check's location
+    # (cmocka's own assertions print it).
+    local p f s line
+    {
+        read -r p f s
+        while IFS= read -r line; do
+            failures+=("$label: $line")
+        done
+    } < <(awk '
+        /^\[  PASSED  \] [0-9]+ test/ { p = $4 }
+        /^\[  FAILED  \] [0-9]+ test/ { f = $4 }
+        /^\[  SKIPPED \] [0-9]+ test/ { s = $4 }
+        END {
+            print (p == "" ? "-" : p), (f == "" ? "-" : f), \
+                  (s == "" ? "-" : s)
+            for (i = 1; i <= n; i++) print lines[i]
+        }
         function reset() { name = ""; msg = ""; loc = "" }
         /^\[ RUN      \] / { reset(); name = substr($0, 14); next }
         /^\[       OK \] |^\[  SKIPPED \] / { reset(); next }
@@ -229,14 +235,19 @@ report_program() {   # index, output folder: prints and counts it
         }
         /^\[  FAILED  \] [^0-9]/ {
             if (name != "") {
-                print substr($0, 14) (loc != "" ? " at " loc : "") \
-                      (msg != "" ? ": " msg : "")
-                printed++
-            } else if (listed && !printed) {
-                print substr($0, 14)    # a check without RUN lines
+                lines[++n] = substr($0, 14) \
+                    (loc != "" ? " at " loc : "") (msg != "" ? ": " msg : "")
+            } else if (listed && !n) {
+                lines[++n] = substr($0, 14)    # a check without RUN lines
             }
             reset()
-        }')
+        }' "$2/$1.out")
+    [ "$p" = - ] && p=
+    [ "$f" = - ] && f=
+    [ "$s" = - ] && s=
+    passed=$((passed + ${p:-0}))
+    failed=$((failed + ${f:-0}))
+    skipped=$((skipped + ${s:-0}))
     if [ "$status" -ne 0 ] && [ -z "$f" ]; then
         echo "$label: exited with status $status"
         failed=$((failed + 1))
