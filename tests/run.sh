@@ -5,8 +5,8 @@
 #   tests/run.sh            everything, for every step present
 #   tests/run.sh 7          what applies to step 07 only
 #
-# Environment: SANITIZE=1 (ASan+UBSan build), WERROR=1, JOBS (parallel
-# builds, default: the number of cores).
+# Environment: SANITIZE=1 (ASan+UBSan build), WERROR=1, JOBS (builds and
+# test programs at once, default: the number of cores).
 # A capability test in tests/steps/ declares its range in its first lines:
 #   // FIRST_STEP: 02
 #   // LAST_STEP: 22        (optional)
@@ -128,29 +128,99 @@ if ! xargs -P "$JOBS" -d '\n' -n1 bash -c 'compile_one "$1"' _ < "$jobs_file"; t
     exit 1
 fi
 
-# ---- run them and add up cmocka's counts
+# ---- run them, JOBS at a time, and add up cmocka's counts
+# Each program is queued (queue_program) with its label; run_queue runs
+# them JOBS at a time, each with its output in a file of its own, and
+# reports them in the order they were queued, so the log, the counts
+# and the list of failures read as if they had run one after the other.
 passed=0 failed=0 skipped=0
 failures=()     # "label: test: first error line", for the list at the end
-run_program() {   # label, command...
-    local label=$1; shift
-    echo "== $label"
-    local output
-    output=$(CMOCKA_MESSAGE_OUTPUT=stdout "$@" 2>&1)
-    local status=$?
+job_labels=()   # per queued program: its label,
+job_envs=()     # an environment assignment for it ("" for none),
+job_commands=() # its command, quoted for eval,
+job_parts=()    # 1 when it goes on from the one before, under its label
+long_jobs=()    # the indexes of the long ones, which start first
+queue_program() {   # label, environment assignment or "", command...
+    case $1 in golden|valgrind*|book) long_jobs+=(${#job_labels[@]}) ;; esac
+    job_labels+=("$1")
+    job_envs+=("$2")
+    shift 2
+    local command
+    printf -v command '%q ' "$@"
+    job_commands+=("$command")
+    job_parts+=(0)
+}
+run_job() {   # index, output folder: writes index.out, then index.status
+    local first
+    read -r first _ <<< "${job_commands[$1]}"
+    (
+        [ -n "${job_envs[$1]}" ] && export "${job_envs[$1]?}"
+        export CMOCKA_MESSAGE_OUTPUT=stdout
+        # A program replaces this shell: a crash is reported by its
+        # status alone (bash's word on it goes to run_job's stderr).
+        declare -F "$first" > /dev/null || first=exec
+        [ "$first" = exec ] || first=
+        eval "$first ${job_commands[$1]}" 2>&1
+    ) > "$2/$1.out" 2> /dev/null
+    echo $? > "$2/$1.status.new" && mv "$2/$1.status.new" "$2/$1.status"
+}
+# The long ones (the golden runs, valgrind's, the book's) start first,
+# so that the short ones fill the cores around them and no long one is
+# left running alone at the end; the reports keep the queue's order.
+run_queue() {
+    local folder next=0 reported=0 i n=${#job_labels[@]}
+    local order=("${long_jobs[@]}") running=() still
+    for ((i = 0; i < n; i++)); do
+        [[ " ${long_jobs[*]} " = *" $i "* ]] || order+=("$i")
+    done
+    folder=$(mktemp -d "$BUILD/run.XXXXXX")
+    while (( reported < n )); do
+        still=()
+        for i in "${running[@]}"; do
+            [ -f "$folder/$i.status" ] || still+=("$i")
+        done
+        running=("${still[@]}")
+        while (( next < n && ${#running[@]} < JOBS )); do
+            run_job "${order[next]}" "$folder" 2> /dev/null &
+            running+=("${order[next]}")
+            next=$((next + 1))
+        done
+        while (( reported < n )) && [ -f "$folder/$reported.status" ]; do
+            report_program "$reported" "$folder"
+            reported=$((reported + 1))
+        done
+        (( reported < n )) && wait -n
+    done
+    wait
+    rm -rf "$folder"
+}
+report_program() {   # index, output folder: prints and counts it
+    local label=${job_labels[$1]}
+    [ "${job_parts[$1]}" = 1 ] || echo "== $label"
+    local output status
+    output=$(< "$2/$1.out")
+    status=$(< "$2/$1.status")
     printf '%s\n' "$output"
-    local p f s
-    p=$(printf '%s\n' "$output" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-    f=$(printf '%s\n' "$output" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -1)
-    s=$(printf '%s\n' "$output" | sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' | tail -1)
-    passed=$((passed + ${p:-0}))
-    failed=$((failed + ${f:-0}))
-    skipped=$((skipped + ${s:-0}))
-    # Each failed test with its first message: the ERROR line, or else
-    # the failing check's location (cmocka's own assertions print it).
-    local line
-    while IFS= read -r line; do
-        failures+=("$label: $line")
-    done < <(printf '%s\n' "$output" | awk '
+    local known=${#failures[@]}
+    # One pass of awk over the output: the last of cmocka's counts ("-"
+    # where it printed none), then each failed test with its first
+    # message: the ERROR line, or else the failing check's location
+    # (cmocka's own assertions print it).
+    local p f s line
+    {
+        read -r p f s
+        while IFS= read -r line; do
+            failures+=("$label: $line")
+        done
+    } < <(awk '
+        /^\[  PASSED  \] [0-9]+ test/ { p = $4 }
+        /^\[  FAILED  \] [0-9]+ test/ { f = $4 }
+        /^\[  SKIPPED \] [0-9]+ test/ { s = $4 }
+        END {
+            print (p == "" ? "-" : p), (f == "" ? "-" : f), \
+                  (s == "" ? "-" : s)
+            for (i = 1; i <= n; i++) print lines[i]
+        }
         function reset() { name = ""; msg = ""; loc = "" }
         /^\[ RUN      \] / { reset(); name = substr($0, 14); next }
         /^\[       OK \] |^\[  SKIPPED \] / { reset(); next }
@@ -165,20 +235,24 @@ run_program() {   # label, command...
         }
         /^\[  FAILED  \] [^0-9]/ {
             if (name != "") {
-                print substr($0, 14) (loc != "" ? " at " loc : "") \
-                      (msg != "" ? ": " msg : "")
-                printed++
-            } else if (listed && !printed) {
-                print substr($0, 14)    # a check without RUN lines
+                lines[++n] = substr($0, 14) \
+                    (loc != "" ? " at " loc : "") (msg != "" ? ": " msg : "")
+            } else if (listed && !n) {
+                lines[++n] = substr($0, 14)    # a check without RUN lines
             }
             reset()
-        }')
+        }' "$2/$1.out")
+    [ "$p" = - ] && p=
+    [ "$f" = - ] && f=
+    [ "$s" = - ] && s=
+    passed=$((passed + ${p:-0}))
+    failed=$((failed + ${f:-0}))
+    skipped=$((skipped + ${s:-0}))
     if [ "$status" -ne 0 ] && [ -z "$f" ]; then
         echo "$label: exited with status $status"
         failed=$((failed + 1))
         failures+=("$label: exited with status $status")
-    elif [ "${f:-0}" -gt 0 ] && ! printf '%s\n' "${failures[@]}" |
-            grep -q "^$label: "; then
+    elif [ "${f:-0}" -gt 0 ] && [ ${#failures[@]} -eq "$known" ]; then
         failures+=("$label: $f test(s) failed")
     fi
 }
@@ -199,7 +273,7 @@ lsan_canary() {
     fi
     echo "[  PASSED  ] 1 test(s)."
 }
-[ "$VARIANT" = asan ] && run_program "LeakSanitizer canary" lsan_canary
+[ "$VARIANT" = asan ] && queue_program "LeakSanitizer canary" "" lsan_canary
 
 # Until step 17 the programs leave their graphs to the operating system
 # (DESIGN.md, section 4), so LeakSanitizer only watches steps 17 and up.
@@ -207,16 +281,19 @@ for entry in "${programs[@]}"; do
     label=${entry#*|}
     leaks=1
     [[ $label =~ ^step([0-9][0-9])/ ]] && (( 10#${BASH_REMATCH[1]} < 17 )) && leaks=0
-    ASAN_OPTIONS=detect_leaks=$leaks run_program "$label" "./${entry%%|*}"
+    queue_program "$label" "ASAN_OPTIONS=detect_leaks=$leaks" "./${entry%%|*}"
 done
 
 golden_steps=()
 for n in "${steps[@]}"; do
     [ -f "tests/golden/step$n.txt" ] && golden_steps+=("$n")
 done
-if [ ${#golden_steps[@]} -gt 0 ]; then
-    run_program golden "./$BUILD/golden_test" "$VARIANT" "${golden_steps[@]}"
-fi
+# One golden_test per step, so that the steps run JOBS at a time: all
+# are reported under the one label, in the order of the steps.
+for n in "${golden_steps[@]}"; do
+    queue_program golden "" "./$BUILD/golden_test" "$VARIANT" "$n"
+    [ "$n" = "${golden_steps[0]}" ] || job_parts[-1]=1
+done
 
 # From step 17 on every program is leak-free (DESIGN.md, section 4):
 # valgrind checks it here; the SANITIZE=1 run checks it with LeakSanitizer.
@@ -282,9 +359,9 @@ valgrind_canary() {
     echo "[  PASSED  ] 1 test(s)."
 }
 if [ "$VARIANT" = default ]; then
-    run_program "valgrind canary" valgrind_canary
+    queue_program "valgrind canary" "" valgrind_canary
     for n in "${steps[@]}"; do
-        (( 10#$n >= 17 )) && run_program "valgrind step$n" leak_check "$n"
+        (( 10#$n >= 17 )) && queue_program "valgrind step$n" "" leak_check "$n"
     done
 fi
 
@@ -300,16 +377,17 @@ readme_run_check() {
     fi
     echo "[  PASSED  ] 1 test(s)."
 }
-[ -z "$STEP_ARG" ] && run_program "make run" readme_run_check
+[ -z "$STEP_ARG" ] && queue_program "make run" "" readme_run_check
 
 # mk/deps.sh names exactly the packages whose probes fail.
-[ -z "$STEP_ARG" ] && run_program deps tests/deps_check.sh
+[ -z "$STEP_ARG" ] && queue_program deps "" tests/deps_check.sh
 
 # The book: every code reference in docs/ must resolve (docs/README.md).
 if [ -x tests/book_check.sh ]; then
-    run_program book tests/book_check.sh "${STEP_ARG}"
+    queue_program book "" tests/book_check.sh "${STEP_ARG}"
 fi
 
+run_queue
 echo
 if [ ${#failures[@]} -gt 0 ]; then
     echo "Failed (program: test -- its first message):"
