@@ -33,7 +33,7 @@ int main(void)
     NdArray *img = nd_image_read(img_path);             // (H, W, 3) uint8
     free(img_path);
 
-    NdArray *image = nd_vgg16_preprocess(img, 224, 224); // (3, 224, 224)
+    NdArray *image = vgg16_preprocess(img, 224, 224);   // (3, 224, 224)
     NdArray *x = nd_expand_dims(image, 0);            // (1, 3, 224, 224)
 
     char *weights = nd_get_url(VGG16_WEIGHTS_URL);

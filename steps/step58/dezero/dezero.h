@@ -1177,6 +1177,16 @@ Model *vgg16(VGG16Options options);
 /* vgg16(), vgg16(.pretrained = path). */
 #define vgg16(...) (vgg16)((VGG16Options){__VA_ARGS__})
 
+/* A picture as VGG16 takes it (Python: VGG16.preprocess(image, size)):
+ * resized to width x height as PIL resizes (nd_image_resize; kept as
+ * it is when both are 0, Python's size=None), float32, its channels
+ * reversed to BGR, minus ImageNet's mean [103.939, 116.779, 123.68]
+ * (B, G, R), channels first. Takes a (H, W, 3) uint8 RGB host array
+ * (nd_image_read's), borrowed; returns a new (3, height, width) float32
+ * array. */
+NdArray *vgg16_preprocess(const NdArray *image, int64_t width,
+                          int64_t height);
+
 /* ================================================= optimizers.c */
 
 typedef struct Optimizer Optimizer;
