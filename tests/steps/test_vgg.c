@@ -8,10 +8,12 @@
  * forward pass makes VGG16's 38 million weights (fc7 alone is 4096 x
  * 4096), about a second's work: the one test that calls it. Then
  * VGG16.preprocess on tiny pictures, compared with what Pillow and
- * NumPy made of them (tests/common/image_fixtures.h). */
+ * NumPy made of them (tests/common/image_fixtures.h); and ImageNet's
+ * class names read from the cache. */
 #include "pool_fixture.h"
 #include "scratch.h"
 
+#include "class_names.h"
 #include "common/image_fixtures.h"
 #include "image.h"
 
@@ -198,6 +200,37 @@ static void test_preprocess_misuse(void **state)
     nd_release(f);
 }
 
+/* ---- ImageNet.labels() */
+
+/* The class names from the cache, parsed; without the file and offline,
+ * the error names it and where to save it. */
+static void test_imagenet_labels(void **state)
+{
+    (void)state;
+    setenv("DEZERO_CACHE_DIR", scratch, 1);
+    setenv("DEZERO_OFFLINE", "1", 1);           /* never the network */
+    EXPECT_ND_ERROR(imagenet_labels(&(int){0}),
+                    "/imagenet1000_clsidx_to_labels.txt");
+    char path[256];
+    snprintf(path, sizeof path, "%s/imagenet1000_clsidx_to_labels.txt",
+             scratch);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{0: 'tench, Tinca tinca',\n 1: \"carpenter's kit\",\n"
+          " 2: 'zebra'}\n", f);
+    assert_int_equal(fclose(f), 0);
+    int count;
+    char **names = imagenet_labels(&count);
+    unsetenv("DEZERO_OFFLINE");
+    unsetenv("DEZERO_CACHE_DIR");
+    assert_int_equal(count, 3);
+    assert_string_equal(names[0], "tench, Tinca tinca");
+    assert_string_equal(names[1], "carpenter's kit");
+    assert_string_equal(names[2], "zebra");
+    nd_free_class_names(names, count);
+    assert_int_equal(remove(path), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -206,6 +239,7 @@ int main(void)
         STEP_TEST(test_missing_weights),
         STEP_TEST(test_preprocess),
         STEP_TEST(test_preprocess_misuse),
+        STEP_TEST(test_imagenet_labels),
     };
     return cmocka_run_group_tests(tests, make_scratch, remove_scratch);
 }
