@@ -356,14 +356,27 @@ static _Noreturn void no_mirror_has(const NdRemoteSet *set,
     nd_error("nd_get_file", "%s", message);
 }
 
+/* Whether DEZERO_OFFLINE forbids downloads: set, not empty, not "0". */
+static bool offline(void)
+{
+    const char *value = getenv("DEZERO_OFFLINE");
+    return value && *value && strcmp(value, "0") != 0;
+}
+
 /* Fetches file into path, from each mirror of set in turn, saying how
  * it goes on stderr. Returns true once path holds it; false when no
- * mirror gave it. A local failure (the disk) stops at once: its message
- * goes to nd_error once dir and path are freed. */
+ * mirror gave it, or at once, a line on stderr saying why, when
+ * DEZERO_OFFLINE forbids downloads. A local failure (the disk) stops at
+ * once: its message goes to nd_error once dir and path are freed. */
 static bool fetch_from_mirrors(const NdRemoteSet *set,
                                const NdRemoteFile *file, char *dir,
                                char *path)
 {
+    if (offline()) {
+        fprintf(stderr, "DEZERO_OFFLINE is set: %s is not downloaded\n",
+                file->name);
+        return false;
+    }
     start_curl();
     if (set->mirrors && set->mirrors[0])
         fprintf(stderr, "Downloading %s (%s)\n", file->name, set->title);

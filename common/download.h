@@ -18,6 +18,12 @@
  *     char *path = nd_get_url("https://github.com/koki0702/dezero-models"
  *                             "/releases/download/v0.1/vgg16.npz");
  *
+ * With DEZERO_OFFLINE set (not empty, not "0") nothing is downloaded:
+ * a file the cache holds is used as always; for one it lacks, a line on
+ * stderr names the variable, and the call ends in the error it gives
+ * when no download succeeds (where to save the file by hand). The test
+ * suite sets it, so that no test ever reaches beyond this machine.
+ *
  * Ownership: the functions return malloc'd paths and text that the
  * caller frees; everything they are given is borrowed.
  */

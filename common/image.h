@@ -1,10 +1,9 @@
 /* image.h - pictures as arrays, as PIL gives them to DeZero: PNG and
  * JPEG files read with libpng and libjpeg (libjpeg-turbo, the library
- * Pillow decodes with), PIL's resize with its default filter, and
- * VGG16.preprocess, which turns a picture into the network's input.
+ * Pillow decodes with), and PIL's resize with its default filter.
  *
  *     NdArray *rgb = nd_image_read("zebra.jpg");       // (H, W, 3) uint8
- *     NdArray *x = nd_vgg16_preprocess(rgb, 224, 224); // (3, 224, 224)
+ *     NdArray *small = nd_image_resize(rgb, 224, 224); // (224, 224, 3)
  *
  * Ownership as in nd.h: arrays returned are new host arrays, new
  * references the caller releases; everything passed in is borrowed.
@@ -33,14 +32,5 @@ NdArray *nd_image_read(const char *path);
  * (H, W, 3) uint8 host array; returns a new (height, width, 3) one. */
 NdArray *nd_image_resize(const NdArray *image, int64_t width,
                          int64_t height);
-
-/* DeZero's VGG16.preprocess(image, size=(width, height)): resized as
- * above (not when width and height are both 0, Python's size=None),
- * float32, channels reversed to BGR, minus ImageNet's mean
- * [103.939, 116.779, 123.68] (B, G, R), channels first. Takes a
- * (H, W, 3) uint8 RGB host array; returns a new (3, height, width)
- * float32 array. */
-NdArray *nd_vgg16_preprocess(const NdArray *image, int64_t width,
-                             int64_t height);
 
 #endif /* ND_IMAGE_H */

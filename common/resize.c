@@ -1,7 +1,6 @@
-/* resize.c - nd_image_resize and nd_vgg16_preprocess of image.h: PIL's
- * resize with its default filter, bicubic, as Pillow's Resample.c
- * computes it for 8-bit pictures, so that the bytes match, and
- * DeZero's VGG16.preprocess on top of it.
+/* resize.c - nd_image_resize of image.h: PIL's resize with its default
+ * filter, bicubic, as Pillow's Resample.c computes it for 8-bit
+ * pictures, so that the bytes match.
  *
  * Pillow resamples in two passes, each a 1-D convolution: along rows
  * into a (H_in, width, 3) uint8 picture, rounded and clipped to 0..255,
@@ -160,24 +159,4 @@ NdArray *nd_image_resize(const NdArray *image, int64_t width,
     if (across != out->data)
         free(across);
     return out;
-}
-
-NdArray *nd_vgg16_preprocess(const NdArray *image, int64_t width,
-                             int64_t height)
-{
-    check_picture("nd_vgg16_preprocess", image);
-    NdArray *rgb = width == 0 && height == 0
-                       ? nd_retain((NdArray *)image)
-                       : nd_image_resize(image, width, height);
-    int64_t h = rgb->shape[0], w = rgb->shape[1];
-    /* float32(value) - float32(mean), as NumPy's -= on float32 */
-    const float mean_bgr[3] = {103.939f, 116.779f, 123.68f};
-    NdArray *x = nd_empty(ND_FLOAT32, ND_SHAPE(3, h, w));   /* (3, H, W) */
-    const unsigned char *src = rgb->data;                   /* (H, W, 3) */
-    float *dst = x->data;
-    for (int c = 0; c < 3; c++)         /* B, G, R: channel 2 - c of RGB */
-        for (int64_t i = 0; i < h * w; i++)
-            dst[c * h * w + i] = (float)src[i * 3 + 2 - c] - mean_bgr[c];
-    nd_release(rgb);
-    return x;
 }

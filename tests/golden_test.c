@@ -23,7 +23,12 @@
  * A program that reads data (step 51's MNIST) finds it in its scratch
  * folder: tests/golden/inputs.tsv names what to put there first, such
  * as the suite's tiny MNIST (mnist_tiny.h). Those files need no row,
- * but must still be there, unchanged, when the program ends.
+ * but must still be there, unchanged, when the program ends. Nothing is
+ * downloaded: every program runs with DEZERO_OFFLINE=1, so that one
+ * missing a file stops with the message that gives the file's URL and
+ * the path to save it at; the scratch folder's path, which changes from
+ * run to run, is replaced by "$DEZERO_CACHE_DIR" in what a program
+ * prints before it is compared.
  *
  * A program whose second run is not its first (step 53 goes on from the
  * weights its last run saved) runs as often as tests/golden/runs.tsv
@@ -1065,8 +1070,38 @@ typedef struct Input {
 static Input inputs[8];
 static int ninputs;
 
+/* The files of the input vgg16-inputs: tests/golden/files/FROM copied
+ * into the scratch folder as TO (tests/run.sh's leak_check copies the
+ * same). */
+static const struct { const char *from, *to; } vgg16_inputs[] = {
+    {"step58_zebra.jpg", "zebra.jpg"},
+    {"step58_labels.txt", "imagenet1000_clsidx_to_labels.txt"},
+};
+
+/* Copies tests/golden/files/from to scratch/to, byte for byte. */
+static void copy_input(const char *from, const char *scratch,
+                       const char *to)
+{
+    char source[PATH_MAX], target[PATH_MAX];
+    snprintf(source, sizeof source, "tests/golden/files/%s", from);
+    snprintf(target, sizeof target, "%s/%s", scratch, to);
+    FILE *in = fopen(source, "rb"), *out = fopen(target, "wb");
+    if (!in || !out)
+        fail_msg("cannot copy %s to %s: %s", source, target,
+                 strerror(errno));
+    char chunk[4096];
+    size_t n;
+    while ((n = fread(chunk, 1, sizeof chunk, in)) > 0)
+        if (fwrite(chunk, 1, n, out) != n)
+            fail_msg("cannot write %s: %s", target, strerror(errno));
+    if (ferror(in) || fclose(out) != 0)
+        fail_msg("cannot copy %s to %s", source, target);
+    fclose(in);
+}
+
 /* Writes into scratch what inputs.tsv gives step ("step51<TAB>mnist-
- * tiny": the suite's tiny MNIST) and records each file. */
+ * tiny": the suite's tiny MNIST; "step58<TAB>vgg16-inputs": a tiny
+ * picture and class names) and records each file. */
 static void prepare_inputs(int step, const char *scratch)
 {
     Table t = open_table("tests/golden/inputs.tsv");
@@ -1074,9 +1109,19 @@ static void prepare_inputs(int step, const char *scratch)
     ninputs = 0;
     while (next_row(&t, step, line, sizeof line)) {
         if (sscanf(line, "step%*d\t%63[^\t\n]", kind) != 1 ||
-            strcmp(kind, "mnist-tiny") != 0)
-            fail_msg("%s:%d: want stepNN<TAB>mnist-tiny", t.path,
-                     t.lineno);
+            (strcmp(kind, "mnist-tiny") != 0 &&
+             strcmp(kind, "vgg16-inputs") != 0))
+            fail_msg("%s:%d: want stepNN<TAB>mnist-tiny or vgg16-inputs",
+                     t.path, t.lineno);
+        if (strcmp(kind, "vgg16-inputs") == 0) {
+            for (size_t i = 0; i < 2 && ninputs < 8; i++) {
+                copy_input(vgg16_inputs[i].from, scratch,
+                           vgg16_inputs[i].to);
+                snprintf(inputs[ninputs++].name, sizeof inputs[0].name,
+                         "%s", vgg16_inputs[i].to);
+            }
+            continue;
+        }
         char why[512];
         if (!mnist_tiny_write(scratch, MNIST_TINY_TRAIN, MNIST_TINY_TEST,
                               why, sizeof why))
@@ -1219,6 +1264,23 @@ static void check_files(int step, const char *scratch)
                     step, rows[r].file);
 }
 
+/* Replaces each occurrence of the scratch folder's path in text, which
+ * changes from run to run, by "$DEZERO_CACHE_DIR", in place (shorter:
+ * the folder's name is longer than the placeholder). */
+static void hide_scratch(char *text, const char *scratch)
+{
+    static const char placeholder[] = "$DEZERO_CACHE_DIR";
+    size_t n = strlen(scratch), m = sizeof placeholder - 1;
+    if (n < m)
+        fail_msg("the scratch folder %s is shorter than %s", scratch,
+                 placeholder);
+    char *at;
+    while ((at = strstr(text, scratch))) {
+        memcpy(at, placeholder, m);
+        memmove(at + m, at + n, strlen(at + n) + 1);
+    }
+}
+
 /* What command prints in runs runs, one after the other (the caller
  * frees it); in *exit_status the first status other than expected,
  * else expected. */
@@ -1258,13 +1320,15 @@ static void check_seeded_run(int step, const char *scratch,
     if (!seeded_run_for(step, seed, golden))
         return;
     snprintf(command, sizeof command, "cd '%s' && DEZERO_SEED=%s "
-             "DEZERO_CACHE_DIR='%s' ND_GPU_LIBRARY=" GPU_OFF " '%s' 2>&1",
+             "DEZERO_OFFLINE=1 DEZERO_CACHE_DIR='%s' ND_GPU_LIBRARY="
+             GPU_OFF " '%s' 2>&1",
              scratch, seed, scratch, program_path);
     char *want = read_file(golden, NULL);
     if (!want)
         fail_msg("cannot read %s (tests/golden/seeded.tsv)", golden);
     int exit_status;
     char *got = run_program(command, 1, expected, &exit_status);
+    hide_scratch(got, scratch);
     if (!texts_equal(got, want, why, sizeof why))
         problem("step%02d with DEZERO_SEED=%s differs from %s at %s", step,
                 seed, golden, why);
@@ -1295,8 +1359,9 @@ static void check_step(void **state)
     snprintf(current_scratch, sizeof current_scratch, "%s", scratch);
     prepare_inputs(step, scratch);
     /* Steps before 17 leave their graphs to the OS (DESIGN.md, 4). */
-    snprintf(command, sizeof command, "cd '%s' && DEZERO_CACHE_DIR='%s' "
-             "ND_GPU_LIBRARY=" GPU_OFF " %s'%s' 2>&1", scratch, scratch,
+    snprintf(command, sizeof command, "cd '%s' && DEZERO_OFFLINE=1 "
+             "DEZERO_CACHE_DIR='%s' ND_GPU_LIBRARY=" GPU_OFF " %s'%s' 2>&1",
+             scratch, scratch,
              step < 17 ? "ASAN_OPTIONS=detect_leaks=0 " : "", program_path);
 
     char *want = read_file(golden, NULL);
@@ -1306,6 +1371,7 @@ static void check_step(void **state)
     int exit_status;
     char *got = run_program(command, runs_for(step), e.exit_status,
                             &exit_status);
+    hide_scratch(got, scratch);
 
     char why[512];
     bool same = e.exact ? texts_equal(got, want, why, sizeof why)

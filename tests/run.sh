@@ -319,7 +319,8 @@ done
 # libraries, whose loading valgrind flags inside the dynamic loader.
 # A program that runs more than once in the golden test
 # (tests/golden/runs.tsv: step 53's second run loads what the first one
-# saved) runs as often here, in the same scratch folder.
+# saved) runs as often here, in the same scratch folder. Nothing is
+# downloaded (DEZERO_OFFLINE): step 58 stops at VGG16's weights.
 VALGRIND=(valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect
           --error-exitcode=99 --quiet)
 leak_check() {   # NN
@@ -329,12 +330,16 @@ leak_check() {   # NN
     case $input in
         '') ;;
         mnist-tiny) "./$BUILD/mnist_tiny" "$scratch" 100 100 ;;
+        vgg16-inputs) cp tests/golden/files/step58_zebra.jpg \
+                "$scratch/zebra.jpg" &&
+            cp tests/golden/files/step58_labels.txt \
+                "$scratch/imagenet1000_clsidx_to_labels.txt" ;;
         *) echo "tests/golden/inputs.tsv: step$1: no input $input"; false ;;
     esac || { rm -rf "$scratch"; return 1; }
     runs=$(awk -v s="step$1" '$1 == s { print $2 }' tests/golden/runs.tsv)
     local status=0 run
     for ((run = 1; run <= ${runs:-1} && status == 0; run++)); do
-        report=$(cd "$scratch" && DEZERO_CACHE_DIR=$scratch \
+        report=$(cd "$scratch" && DEZERO_CACHE_DIR=$scratch DEZERO_OFFLINE=1 \
             DEZERO_GRID_STEP=0.01 DEZERO_EPOCHS=1 \
             ND_GPU_LIBRARY=/nonexistent/libnd_cuda.so \
             "${VALGRIND[@]}" "$program" 2>&1 >/dev/null)

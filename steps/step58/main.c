@@ -1,44 +1,65 @@
 /* Step 58: a representative CNN, VGG16.
  *
  * Python's step58.py: downloads a picture of a zebra, preprocesses it
- * for VGG16 (VGG16.preprocess), builds VGG16 with its ImageNet weights
- * (a download of 528 MB), classifies the picture in test mode, draws
- * the model's graph into vgg.pdf and prints the name of the ImageNet
- * class predicted.
+ * for VGG16 (224 x 224, BGR, minus ImageNet's mean, channels first),
+ * builds VGG16 with its ImageNet weights (a download of 528 MB),
+ * classifies the picture in test mode, draws the model's graph into
+ * vgg.pdf with Graphviz and prints the name of the ImageNet class
+ * predicted ("zebra").
  *
- * TODO(image): the picture, its preprocessing, the downloads and the
- * class names come from common/'s image support (branch image:
- * nd_image_read, nd_vgg16_preprocess, nd_get_url, the ImageNet class
- * names), not connected yet. Until then the program builds VGG16, loads
- * the weights when the DeZero cache holds them, and says on stderr what
- * it cannot do yet, with exit status 1. */
+ * The three files come from the DeZero cache ($DEZERO_CACHE_DIR, else
+ * ~/.dezero) and are downloaded there first when missing. Without the
+ * network (or with DEZERO_OFFLINE set) a missing file stops the program
+ * with exit status 1 and a message giving its URL and the path to save
+ * it at by hand. Without Graphviz the class is still printed, vgg.pdf
+ * is not drawn (stderr says why), and the exit status is 1. */
 #include <stdio.h>
 #include <stdlib.h>
-#include <unistd.h>
 
+#include "class_names.h"
 #include "dezero.h"
 #include "download.h"
+#include "image.h"
+
+#define ZEBRA_URL \
+    "https://github.com/oreilly-japan/deep-learning-from-scratch-3/" \
+    "raw/images/zebra.jpg"
 
 int main(void)
 {
     Pool *pool = pool_new();
-    char *cache = nd_cache_dir();
-    char weights[4096];
-    snprintf(weights, sizeof weights, "%s/vgg16.npz", cache);
 
-    if (access(weights, R_OK) != 0) {
-        fprintf(stderr, "step58: vgg16.npz, VGG16's pretrained weights, "
-                "is not in the DeZero cache ($DEZERO_CACHE_DIR, else "
-                "~/.dezero); download it from %s\n", VGG16_WEIGHTS_URL);
-    } else {
-        Model *model = vgg16(.pretrained = weights);
-        printf("VGG16: %d layers, weights loaded\n", model->nlayers);
-        // TODO(image): x = VGG16.preprocess(zebra.jpg)[np.newaxis];
-        // TEST_MODE { y = model(x) }; print labels[argmax(y)].
-        fprintf(stderr, "step58: reading the picture and the ImageNet "
-                "class names is not connected yet (common/image.h)\n");
+    char *img_path = nd_get_url(ZEBRA_URL);
+    NdArray *img = nd_image_read(img_path);             // (H, W, 3) uint8
+    free(img_path);
+
+    NdArray *image = vgg16_preprocess(img, 224, 224);   // (3, 224, 224)
+    NdArray *x = nd_expand_dims(image, 0);            // (1, 3, 224, 224)
+
+    char *weights = nd_get_url(VGG16_WEIGHTS_URL);
+    Model *model = vgg16(.pretrained = weights);
+    free(weights);
+    Variable *y;
+    TEST_MODE {
+        y = layer_call(model, x);                       // (1, 1000)
     }
-    free(cache);
+    NdArray *predict = nd_argmax(y->data, ND_NO_AXIS);  // () int64
+    int64_t predict_id = (int64_t)nd_item(predict);
+
+    bool drawn = model_plot(model, x, "vgg.pdf");
+    int count;
+    char **labels = imagenet_labels(&count);
+    if (predict_id < count)
+        puts(labels[predict_id]);
+    else
+        fprintf(stderr, "step58: class %lld has no name: the labels "
+                "file names %d classes\n", (long long)predict_id, count);
+
+    nd_free_class_names(labels, count);
+    nd_release(predict);
+    nd_release(x);
+    nd_release(image);
+    nd_release(img);
     pool_drain(pool);
-    return EXIT_FAILURE;
+    return drawn && predict_id < count ? EXIT_SUCCESS : EXIT_FAILURE;
 }

@@ -1,6 +1,7 @@
 # image_fixtures.py - writes tests/common/image_fixtures.h, the pictures
-# test_image.c reads and what Pillow makes of them. Run by hand with
-# Debian's Python (python3-pil, python3-numpy); the suite never runs it:
+# test_image.c (and step 58's test_vgg.c) reads and what Pillow makes of
+# them. Run by hand with Debian's Python (python3-pil, python3-numpy);
+# the suite never runs it:
 #   /usr/bin/python3 tests/common/image_fixtures.py > tests/common/image_fixtures.h
 import io, sys, numpy as np, PIL
 from PIL import Image

@@ -201,6 +201,7 @@ static int set_up(void **state)
                              "HTTPS_PROXY", "all_proxy", "ALL_PROXY"};
     for (size_t i = 0; i < sizeof proxies / sizeof *proxies; i++)
         unsetenv(proxies[i]);
+    unsetenv("DEZERO_OFFLINE");     /* the tests download, from here */
     if (make_scratch(state) != 0)
         return -1;
     snprintf(cache, sizeof cache, "%s/cache", scratch);
@@ -517,9 +518,10 @@ static void test_killed_download_leaves_no_valid_file(void **state)
     for (int i = 0; i < 400; i++) {
         cache_listing(listing, sizeof listing);
         char part[512];
-        snprintf(part, sizeof part, "%s/%s", cache, listing);
+        int length = snprintf(part, sizeof part, "%s/%s", cache, listing);
         struct stat st;
-        if (strstr(listing, ".part-") && stat(part, &st) == 0 &&
+        if (length < (int)sizeof part && strstr(listing, ".part-") &&
+            stat(part, &st) == 0 &&
             st.st_size > 0)
             break;
         usleep(5000);
@@ -737,6 +739,43 @@ static void test_get_url_unreachable(void **state)
     assert_string_equal(listing, "");
 }
 
+/* DEZERO_OFFLINE=1: the server has the file, but nothing is fetched,
+ * by nd_get_url or nd_get_file; stderr says why, and the error is the
+ * usual one, with where to save the file. "0" and unset fetch again. */
+static void test_offline(void **state)
+{
+    (void)state;
+    char url[256], want[512], listing[512];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/good/zebra.jpg", port);
+    setenv("DEZERO_OFFLINE", "1", 1);
+    capture_stderr(scratch);
+    EXPECT_ND_ERROR(nd_get_url(url), "nd_get_url: cannot download ");
+    assert_string_equal(captured(), "DEZERO_OFFLINE is set: zebra.jpg is "
+                        "not downloaded\n");
+    snprintf(want, sizeof want, "nd_get_url: cannot download %s (the "
+             "reason is above).\nDownload it by hand, from a machine that "
+             "can, and save it as\n    %s/zebra.jpg", url, cache);
+    assert_string_equal(nd_test_message, want);
+    cache_listing(listing, sizeof listing);
+    assert_string_equal(listing, "");           /* nothing was fetched */
+    capture_stderr(scratch);
+    EXPECT_ND_ERROR(nd_get_file(SERVED_BY("good"), NAME),
+                    "nd_get_file: no mirror gave labels-idx1-ubyte.gz");
+    assert_string_equal(captured(), "DEZERO_OFFLINE is set: "
+                        "labels-idx1-ubyte.gz is not downloaded\n");
+    cache_listing(listing, sizeof listing);
+    assert_string_equal(listing, "");
+    setenv("DEZERO_OFFLINE", "0", 1);           /* "0": downloads again */
+    expect_fetched(SERVED_BY("good"));
+    unsetenv("DEZERO_OFFLINE");                 /* unset: the same */
+    capture_stderr(scratch);
+    char *path = nd_get_url(url);
+    EXPECT_TEXT_HAS(captured(), ": done, not verified");
+    snprintf(want, sizeof want, "%s/zebra.jpg", cache);
+    assert_string_equal(path, want);
+    free(path);
+}
+
 static void expect_bad_url(const char *url)
 {
     EXPECT_ND_ERROR(nd_get_url(url), "nd_get_url: takes an http(s) URL "
@@ -793,6 +832,7 @@ int main(void)
         CASE(test_get_url_takes_cached_files),
         CASE(test_get_url_unreachable),
         CASE(test_get_url_misuse),
+        CASE(test_offline),
         CASE(test_misuse),
     };
     return cmocka_run_group_tests_name("download", tests, set_up,

@@ -1,9 +1,9 @@
 /* test_image.c - pictures (common/image.h): tiny PNG and JPEG files
  * read as PIL's convert('RGB') reads them, resized up and down as
- * PIL's resize does, and DeZero's VGG16.preprocess, all compared byte
- * for byte with what Pillow made of the same files
- * (image_fixtures.h, written by image_fixtures.py); then the files
- * this refuses, each with its reason. */
+ * PIL's resize does, all compared byte for byte with what Pillow made
+ * of the same files (image_fixtures.h, written by image_fixtures.py);
+ * then the files this refuses, each with its reason. (DeZero's
+ * VGG16.preprocess, on the same files, is step 58's: test_vgg.c.) */
 #define _GNU_SOURCE             /* memmem */
 #include <string.h>
 
@@ -121,40 +121,6 @@ static void test_resize_down(void **state)
     nd_release(a);
 }
 
-/* ------------------------------------------------------------ VGG16 */
-
-/* Asserts that x is a (3, h, w) float32 array holding want's n values. */
-static void expect_chw(const NdArray *x, int64_t h, int64_t w,
-                       const float *want, size_t n)
-{
-    assert_int_equal(x->dtype, ND_FLOAT32);
-    assert_int_equal(x->ndim, 3);
-    assert_int_equal(x->shape[0], 3);
-    assert_int_equal(x->shape[1], h);
-    assert_int_equal(x->shape[2], w);
-    assert_int_equal((size_t)x->size, n);
-    const float *got = x->data;
-    for (size_t i = 0; i < n; i++)
-        if (got[i] != want[i])
-            fail_msg("element %zu is %.9g, NumPy gives %.9g", i, got[i],
-                     want[i]);
-}
-
-static void test_vgg16_preprocess(void **state)
-{
-    (void)state;
-    NdArray *a = nd_image_read(FIXTURE("a.jpg", fixture_jpg));
-    NdArray *x = nd_vgg16_preprocess(a, 3, 4);      /* size=(3, 4) */
-    expect_chw(x, 4, 3, fixture_jpg_vgg, 36);
-    nd_release(x);
-    nd_release(a);
-    a = nd_image_read(FIXTURE("a.png", fixture_png));
-    x = nd_vgg16_preprocess(a, 0, 0);               /* size=None */
-    expect_chw(x, 4, 5, fixture_png_vgg_unresized, 60);
-    nd_release(x);
-    nd_release(a);
-}
-
 /* ------------------------------------------------------------ refused */
 
 static void test_missing_file(void **state)
@@ -226,14 +192,10 @@ static void test_resize_misuse(void **state)
     EXPECT_ND_ERROR(nd_image_resize(grey, 2, 2), "nd_image_resize: takes "
                     "a (H, W, 3) uint8 host array (an RGB picture), not a "
                     "host uint8 array with 2 axes");
-    NdArray *f = nd_zeros(ND_FLOAT32, ND_SHAPE(4, 5, 3));
-    EXPECT_ND_ERROR(nd_vgg16_preprocess(f, 2, 2), "nd_vgg16_preprocess: "
-                    "takes a (H, W, 3) uint8 host array");
     NdArray *a = nd_zeros(ND_UINT8, ND_SHAPE(4, 5, 3));
     EXPECT_ND_ERROR(nd_image_resize(a, 0, 2), "nd_image_resize: a size of "
                     "0 x 2 pixels; it takes 1 to 65536 a side");
     nd_release(a);
-    nd_release(f);
     nd_release(grey);
 }
 
@@ -245,7 +207,6 @@ int main(void)
         cmocka_unit_test(test_read_converts_as_pil),
         cmocka_unit_test(test_resize_up),
         cmocka_unit_test(test_resize_down),
-        cmocka_unit_test(test_vgg16_preprocess),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_not_a_picture),
         cmocka_unit_test(test_truncated),

@@ -6,8 +6,16 @@
  * inputs, against the same network computed layer by layer; dropout
  * only outside TEST_MODE; and a weights file that is not there. The
  * forward pass makes VGG16's 38 million weights (fc7 alone is 4096 x
- * 4096), about a second's work: the one test that calls it. */
+ * 4096), about a second's work: the one test that calls it. Then
+ * VGG16.preprocess on tiny pictures, compared with what Pillow and
+ * NumPy made of them (tests/common/image_fixtures.h); and ImageNet's
+ * class names read from the cache. */
 #include "pool_fixture.h"
+#include "scratch.h"
+
+#include "class_names.h"
+#include "common/image_fixtures.h"
+#include "image.h"
 
 static const char *const conv_names[13] = {
     "conv1_1", "conv1_2", "conv2_1", "conv2_2", "conv3_1", "conv3_2",
@@ -128,12 +136,110 @@ static void test_missing_weights(void **state)
                     "/nonexistent/vgg16.npz");
 }
 
+/* ---- VGG16.preprocess */
+
+/* The picture of size bytes at data, written to name in the scratch
+ * folder and read back: a new (H, W, 3) uint8 array. */
+static NdArray *read_fixture(const char *name, const void *data,
+                             size_t size)
+{
+    char path[256];
+    snprintf(path, sizeof path, "%s/%s", scratch, name);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, size, f), size);
+    assert_int_equal(fclose(f), 0);
+    return nd_image_read(path);
+}
+
+/* Asserts that x is a (3, h, w) float32 array holding want's n values. */
+static void expect_chw(const NdArray *x, int64_t h, int64_t w,
+                       const float *want, size_t n)
+{
+    assert_int_equal(x->dtype, ND_FLOAT32);
+    assert_int_equal(x->ndim, 3);
+    assert_int_equal(x->shape[0], 3);
+    assert_int_equal(x->shape[1], h);
+    assert_int_equal(x->shape[2], w);
+    assert_int_equal((size_t)x->size, n);
+    const float *got = x->data;
+    for (size_t i = 0; i < n; i++)
+        if (got[i] != want[i])
+            fail_msg("element %zu is %.9g, NumPy gives %.9g", i, got[i],
+                     want[i]);
+}
+
+/* Python's VGG16.preprocess(Image.open(file), size) exactly: a JPEG
+ * resized to 3 x 4, and a PNG kept at its size (size=None). */
+static void test_preprocess(void **state)
+{
+    (void)state;
+    NdArray *a = read_fixture("a.jpg", fixture_jpg, sizeof fixture_jpg);
+    NdArray *x = vgg16_preprocess(a, 3, 4);         // (3, 4, 3)
+    expect_chw(x, 4, 3, fixture_jpg_vgg, 36);
+    nd_release(x);
+    nd_release(a);
+    a = read_fixture("a.png", fixture_png, sizeof fixture_png);
+    x = vgg16_preprocess(a, 0, 0);                  // (3, 4, 5)
+    expect_chw(x, 4, 5, fixture_png_vgg_unresized, 60);
+    nd_release(x);
+    nd_release(a);
+}
+
+/* Anything but an RGB picture is refused, with what it takes. */
+static void test_preprocess_misuse(void **state)
+{
+    (void)state;
+    NdArray *f = nd_zeros(ND_FLOAT32, ND_SHAPE(4, 5, 3));
+    EXPECT_ND_ERROR(vgg16_preprocess(f, 2, 2), "vgg16_preprocess: takes "
+                    "a (H, W, 3) uint8 host array");
+    NdArray *grey = nd_zeros(ND_UINT8, ND_SHAPE(4, 5));
+    EXPECT_ND_ERROR(vgg16_preprocess(grey, 0, 0), "vgg16_preprocess: "
+                    "takes a (H, W, 3) uint8 host array");
+    nd_release(grey);
+    nd_release(f);
+}
+
+/* ---- ImageNet.labels() */
+
+/* The class names from the cache, parsed; without the file and offline,
+ * the error names it and where to save it. */
+static void test_imagenet_labels(void **state)
+{
+    (void)state;
+    setenv("DEZERO_CACHE_DIR", scratch, 1);
+    setenv("DEZERO_OFFLINE", "1", 1);           /* never the network */
+    EXPECT_ND_ERROR(imagenet_labels(&(int){0}),
+                    "/imagenet1000_clsidx_to_labels.txt");
+    char path[256];
+    snprintf(path, sizeof path, "%s/imagenet1000_clsidx_to_labels.txt",
+             scratch);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("{0: 'tench, Tinca tinca',\n 1: \"carpenter's kit\",\n"
+          " 2: 'zebra'}\n", f);
+    assert_int_equal(fclose(f), 0);
+    int count;
+    char **names = imagenet_labels(&count);
+    unsetenv("DEZERO_OFFLINE");
+    unsetenv("DEZERO_CACHE_DIR");
+    assert_int_equal(count, 3);
+    assert_string_equal(names[0], "tench, Tinca tinca");
+    assert_string_equal(names[1], "carpenter's kit");
+    assert_string_equal(names[2], "zebra");
+    nd_free_class_names(names, count);
+    assert_int_equal(remove(path), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         STEP_TEST(test_layers),
         STEP_TEST(test_forward),
         STEP_TEST(test_missing_weights),
+        STEP_TEST(test_preprocess),
+        STEP_TEST(test_preprocess_misuse),
+        STEP_TEST(test_imagenet_labels),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, make_scratch, remove_scratch);
 }

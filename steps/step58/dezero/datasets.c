@@ -2,11 +2,13 @@
  * datasets.py: Dataset, items and their labels behind an index, each
  * preprocessed by a transform; get_spiral, three spiral arms of 100
  * points each, one class per arm, and Spiral, the same as a Dataset;
- * MNIST, 70,000 handwritten digits, fetched once into the cache. */
+ * MNIST, 70,000 handwritten digits, fetched once into the cache;
+ * ImageNet's class names, for a classifier trained on it (VGG16). */
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "class_names.h"
 #include "dezero.h"
 #include "download.h"
 #include "idx.h"
@@ -335,4 +337,16 @@ bool mnist_show(const Dataset *d, int rows, int cols, const char *to_file)
     bool drawn = plot_image(img, to_file);
     nd_release(img);
     return drawn;
+}
+
+/* ---- ImageNet */
+
+/* ImageNet's class names, from the cache or downloaded (Python:
+ * ImageNet.labels(), which evals the file; this parses it). */
+char **imagenet_labels(int *count)
+{
+    char *path = nd_get_url(IMAGENET_LABELS_URL);
+    char **names = nd_read_class_names(path, count);
+    free(path);
+    return names;
 }

@@ -39,7 +39,8 @@
  *   transforms.c   preprocessing of items: Compose, Normalize, Flatten,
  *                  AsType and ToFloat
  *   datasets.c     the data to learn from: Dataset, get_spiral, Spiral,
- *                  and MNIST, 70,000 handwritten digits
+ *                  and MNIST, 70,000 handwritten digits; ImageNet's
+ *                  class names
  *   dataloaders.c  DataLoader, which gives a dataset's mini-batches
  *
  * Ownership: every Variable and Function belongs to the innermost
@@ -1176,6 +1177,16 @@ Model *vgg16(VGG16Options options);
 /* vgg16(), vgg16(.pretrained = path). */
 #define vgg16(...) (vgg16)((VGG16Options){__VA_ARGS__})
 
+/* A picture as VGG16 takes it (Python: VGG16.preprocess(image, size)):
+ * resized to width x height as PIL resizes (nd_image_resize; kept as
+ * it is when both are 0, Python's size=None), float32, its channels
+ * reversed to BGR, minus ImageNet's mean [103.939, 116.779, 123.68]
+ * (B, G, R), channels first. Takes a (H, W, 3) uint8 RGB host array
+ * (nd_image_read's), borrowed; returns a new (3, height, width) float32
+ * array. */
+NdArray *vgg16_preprocess(const NdArray *image, int64_t width,
+                          int64_t height);
+
 /* ================================================= optimizers.c */
 
 typedef struct Optimizer Optimizer;
@@ -1529,6 +1540,21 @@ NdArray *mnist_tile(const Dataset *d, int rows, int cols);
  * images; these are the first, the same every run). Borrows
  * everything; returns as plot_image does. */
 bool mnist_show(const Dataset *d, int rows, int cols, const char *to_file);
+
+/* Where ImageNet's 1000 class names are published, a Python dict
+ * literal of class number to name (Python: the url of
+ * ImageNet.labels()). */
+#define IMAGENET_LABELS_URL \
+    "https://gist.githubusercontent.com/yrevar/942d3a0ac09ec9e5eb3a/" \
+    "raw/238f720ff059c1f82f368259d1ca4ffa5dd8f9f5/" \
+    "imagenet1000_clsidx_to_labels.txt"
+
+/* ImageNet's class names, names[k] for class k, their number (1000) in
+ * *count (Python: ImageNet.labels()): IMAGENET_LABELS_URL's file, from
+ * the DeZero cache, downloaded first when it is not there (nd_get_url),
+ * read without running it (nd_read_class_names). Returns what the
+ * caller frees with nd_free_class_names. */
+char **imagenet_labels(int *count);
 
 /* ================================================= dataloaders.c */
 

@@ -1,10 +1,12 @@
 /* models.c - models, as the book's models.py: drawing a model's graph
  * (Python: Model.plot); MLP, a stack of Linear layers with an
  * activation between them; and VGG16, the convolutional network of
- * Simonyan and Zisserman (2014), whose ImageNet weights can be loaded. */
+ * Simonyan and Zisserman (2014), whose ImageNet weights can be loaded,
+ * and the preprocessing that turns a picture into its input. */
 #include <stdio.h>
 
 #include "dezero.h"
+#include "image.h"
 
 /* The graph of model's forward pass on x, drawn into to_file with each
  * variable's shape and dtype (Python: Model.plot, which calls
@@ -104,5 +106,30 @@ Model *(vgg16)(VGG16Options options)
     if (options.pretrained)
         layer_load_weights(m, options.pretrained);
     return m;
+}
+
+/* Resized, BGR, minus the mean, channels first (Python: the static
+ * method VGG16.preprocess). */
+NdArray *vgg16_preprocess(const NdArray *image, int64_t width,
+                          int64_t height)
+{
+    if (image->dtype != ND_UINT8 || image->ndim != 3 ||
+        image->shape[2] != 3 || image->device != ND_CPU)
+        nd_error("vgg16_preprocess", "takes a (H, W, 3) uint8 host array "
+                 "(an RGB picture, as nd_image_read gives it)");
+    NdArray *rgb = width == 0 && height == 0
+                       ? nd_retain((NdArray *)image)
+                       : nd_image_resize(image, width, height);
+    int64_t h = rgb->shape[0], w = rgb->shape[1];
+    /* float32(value) - float32(mean), as NumPy's -= on float32 */
+    const float mean_bgr[3] = {103.939f, 116.779f, 123.68f};
+    NdArray *x = nd_empty(ND_FLOAT32, ND_SHAPE(3, h, w));   // (3, H, W)
+    const unsigned char *src = rgb->data;                   // (H, W, 3)
+    float *dst = x->data;
+    for (int c = 0; c < 3; c++)         /* B, G, R: channel 2 - c of RGB */
+        for (int64_t i = 0; i < h * w; i++)
+            dst[c * h * w + i] = (float)src[i * 3 + 2 - c] - mean_bgr[c];
+    nd_release(rgb);
+    return x;
 }
 // endregion
