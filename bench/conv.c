@@ -6,16 +6,20 @@
  *   backward  gW = col.T @ gy; gcol = gy @ W.reshape(30, -1);
  *             gx = col2im(gcol)
  * against its floor: the same three GEMMs as bare cblas_sgemm calls into
- * buffers made once. Prints "key<TAB>seconds a pass" rows (floor, ours,
- * and ours' im2col and col2im), best of ROUNDS, the two timed in turn.
- * `conv ours N` and `conv floor N` run N passes of one of them alone, to
- * time the whole process from outside. */
+ * buffers made once; and the framework's own convolution, step 57's
+ * F_conv2d through Variables, forward and backward (linked with step
+ * 57's objects). Prints "key<TAB>seconds a pass" rows (floor, ours,
+ * ours' im2col and col2im, framework), best of ROUNDS, the three timed
+ * in turn. `conv ours N`, `conv floor N` and `conv framework N` run N
+ * passes of one of them alone, to time the whole process from
+ * outside. */
 #include <cblas.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#include "dezero.h"
 #include "nd.h"
 
 enum {
@@ -97,6 +101,34 @@ static void floor_pass(const Operands *o, Floor *f)
                 1.0f, gy, OC, w, WINDOW, 0.0f, f->gcol, WINDOW);
 }
 
+/* The framework's operands, Variables of main's pool. */
+typedef struct Framework {
+    Variable *x;                        // (100, 1, 28, 28)
+    Variable *W;                        // (30, 1, 5, 5)
+    Variable *b;                        // (30,)
+} Framework;
+
+/* One pass of step 57's F_conv2d as a training step runs it: forward,
+ * then backward from y seeded with ones (as backward seeds any output),
+ * in a pool drained at the end so that each pass frees its graph and
+ * its gradients. Beyond the floor's three GEMMs (the same three: col
+ * W^T; gW as gy^T col, the floor's col^T gy transposed; gcol = gy W)
+ * it does, all counted against it: im2col of x twice (forward, and
+ * again in Conv2DGradW), the bias add, the copy of y (N*OH*OW, OC) to
+ * (N, OC, OH, OW), the ones of the seed, two copies of gy back to
+ * (N*OH*OW, OC) (Deconv2d and Conv2DGradW each make one), col2im,
+ * the sum of gy for gb, and the graph's Variables and Functions. */
+static void framework_pass(const Framework *m)
+{
+    Pool *pass = pool_new();
+    Variable *y = F_conv2d(m->x, m->W, m->b);       // (100, 30, 24, 24)
+    backward(y);
+    cleargrad(m->x);
+    cleargrad(m->W);
+    cleargrad(m->b);
+    pool_drain(pass);
+}
+
 static float *floats(size_t n)
 {
     float *p = calloc(n, sizeof *p);
@@ -109,7 +141,7 @@ static float *floats(size_t n)
 
 static void usage(void)
 {
-    fprintf(stderr, "usage: conv [ours|floor PASSES]\n");
+    fprintf(stderr, "usage: conv [ours|floor|framework PASSES]\n");
     exit(2);
 }
 
@@ -118,6 +150,7 @@ int main(int argc, char **argv)
     if (argc != 1 && argc != 3)
         usage();
     nd_random_seed(0);
+    Pool *pool = pool_new();
     Operands o = {
         .x = rand_f32(ND_SHAPE(N, C, H, W)),
         .w = rand_f32(ND_SHAPE(OC, WINDOW)),
@@ -129,23 +162,33 @@ int main(int argc, char **argv)
                floats((size_t)WINDOW * OC), floats((size_t)ROWS * WINDOW)};
     memcpy(f.col, col->data, (size_t)ROWS * WINDOW * sizeof(float));
     nd_release(col);
+    Framework m = {
+        .x = variable(nd_retain(o.x)),
+        .W = variable(nd_reshape(o.w, ND_SHAPE(OC, C, K, K))),
+        .b = variable(nd_retain(o.b)),
+    };
     Split split;
     if (argc == 3) {
         long passes = strtol(argv[2], NULL, 10);
         bool mine = strcmp(argv[1], "ours") == 0;
-        if (passes < 1 || (!mine && strcmp(argv[1], "floor") != 0))
+        bool framework = strcmp(argv[1], "framework") == 0;
+        if (passes < 1 ||
+            (!mine && !framework && strcmp(argv[1], "floor") != 0))
             usage();
         for (long i = 0; i < passes; i++) {
             if (mine)
                 ours(&o, &split);
+            else if (framework)
+                framework_pass(&m);
             else
                 floor_pass(&o, &f);
         }
     } else {
-        /* One warm-up each, then ROUNDS of both in turn. */
+        /* One warm-up each, then ROUNDS of the three in turn. */
         ours(&o, &split);
         floor_pass(&o, &f);
-        double best_ours = 1e30, best_floor = 1e30;
+        framework_pass(&m);
+        double best_ours = 1e30, best_floor = 1e30, best_framework = 1e30;
         double best_im2col = 1e30, best_col2im = 1e30;
         for (int r = 0; r < ROUNDS; r++) {
             double t0 = now();
@@ -153,6 +196,10 @@ int main(int argc, char **argv)
             double t1 = now();
             floor_pass(&o, &f);
             double t2 = now();
+            framework_pass(&m);
+            double t3 = now();
+            if (t3 - t2 < best_framework)
+                best_framework = t3 - t2;
             best_ours = t1 - t0 < best_ours ? t1 - t0 : best_ours;
             best_floor = t2 - t1 < best_floor ? t2 - t1 : best_floor;
             if (split.im2col < best_im2col)
@@ -164,7 +211,9 @@ int main(int argc, char **argv)
         printf("ours\t%.6e\n", best_ours);
         printf("ours im2col\t%.6e\n", best_im2col);
         printf("ours col2im\t%.6e\n", best_col2im);
+        printf("framework\t%.6e\n", best_framework);
     }
+    pool_drain(pool);
     nd_release(o.x);
     nd_release(o.w);
     nd_release(o.b);

@@ -7,7 +7,10 @@
 #   ours (build/conv: nd_im2col, nd_matmul_t, nd_col2im),
 #   NumPy running DeZero's im2col_array and col2im_array (Debian's
 #   python3-numpy: conv_numpy.py),
-# with our ratio to each. Issue 16 asks for at most 1.5 times the floor.
+# with our ratio to each; and the framework's own row, step 57's
+# F_conv2d (one GEMM over im2col, with its backward) through Variables,
+# timed in turn with the floor in the same process (build/conv), with
+# its ratio to the floor. Issue 16 asks for at most 1.5 times the floor.
 set -u
 cd "$(dirname "$0")"
 PY=/usr/bin/python3
@@ -36,11 +39,16 @@ line "ours col2im" "  of which nd_col2im"
 line numpy "NumPy: im2col_array + GEMMs + col2im_array"
 line "numpy im2col" "  of which im2col_array"
 line "numpy col2im" "  of which col2im_array"
+line framework "ours, step 57's F_conv2d forward + backward"
+ratio() { # LABEL MS MS
+    printf '%-46s %10s\n' "$1" \
+        "$(awk -v a="$2" -v b="$3" 'BEGIN { printf "%.2f", a / b }')"
+}
 ours=$(ms ours)
 for peer in floor numpy; do
     theirs=$(ms $peer)
     [ -n "$theirs" ] || continue
-    printf '%-46s %10s\n' "ours / $peer" \
-        "$(awk -v a="$ours" -v b="$theirs" 'BEGIN { printf "%.2f", a / b }')"
+    ratio "ours / $peer" "$ours" "$theirs"
 done
-echo "(best of 20 passes each; issue 16's target: ours / floor <= 1.50)"
+ratio "F_conv2d / floor" "$(ms framework)" "$(ms floor)"
+echo "(best of 20 passes each; issue 16's target: F_conv2d / floor <= 1.50)"
