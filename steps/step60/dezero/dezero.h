@@ -34,8 +34,8 @@
  *                  sizes of convolutions
  *   layers.c       Layer, which holds parameters and other layers, and
  *                  saves their weights to a file and loads them back;
- *                  the Linear layer, the Conv2d layer, the RNN and LSTM
- *                  layers; EmbedID and BatchNorm
+ *                  the Linear layer, the Conv2d and Deconv2d layers,
+ *                  the RNN and LSTM layers; EmbedID and BatchNorm
  *   models.c       Model, a layer to be trained as a whole, which can
  *                  draw its graph; MLP; VGG16; Sequential
  *   optimizers.c   Optimizer, which updates a model's parameters: SGD,
@@ -1210,7 +1210,7 @@ typedef struct Conv2dOptions {
 } Conv2dOptions;
 
 /* The Conv2d layer: filters W (OC, C, KH, KW) and b (OC,), and y =
- * conv2d(x, W, b) by F_conv2d. */
+ * conv2d(x, W, b) by F_conv2d; also the Deconv2d layer, below. */
 typedef struct Conv2dLayer {
     Layer layer;                /* first: a Conv2dLayer * is a Layer * */
     int64_t in_channels, out_channels;
@@ -1235,6 +1235,24 @@ Layer *conv2d_layer(int64_t out_channels, Pair kernel_size,
 #define L_conv2d(out_channels, kernel_size, ...) \
     conv2d_layer((out_channels), (kernel_size), \
                  (Conv2dOptions){__VA_ARGS__})
+
+/* The Deconv2d layer is a Conv2dLayer whose filters W are (C, OC, KH,
+ * KW), as F_deconv2d takes them, and y = deconv2d(x, W, b); it takes
+ * Conv2dOptions, as Python's Deconv2d takes Conv2d's arguments. */
+
+/* A new Deconv2d layer of out_channels filters of kernel_size, owned
+ * by the innermost pool (Python: L.Deconv2d(out_channels, kernel_size,
+ * stride, pad, nobias, dtype, in_channels)). W is drawn from
+ * np.random.randn(C, OC, KH, KW), scaled by sqrt(1 / (C KH KW)), when
+ * the input channels C are known: at once if options.in_channels is
+ * given, else at the first call, as Conv2d's. */
+Layer *deconv2d_layer(int64_t out_channels, Pair kernel_size,
+                      Conv2dOptions options);
+/* L_deconv2d(3, pair(4), .stride = pair(2), .pad = pair(1)) (Python:
+ * L.Deconv2d(3, 4, stride=2, pad=1)). */
+#define L_deconv2d(out_channels, kernel_size, ...) \
+    deconv2d_layer((out_channels), (kernel_size), \
+                   (Conv2dOptions){__VA_ARGS__})
 
 /* What L_rnn and L_lstm take besides the hidden size; zero unless
  * set. */
