@@ -2,8 +2,15 @@
 /* test_resnet.c - the final package's Deconv2d layer (layers.c): its
  * filters, (C, OC, KH, KW), made at the first call from NumPy's draws
  * for a seed, its output against Python's, its gradients, and a save
- * and load; and ResNet (models.c). */
+ * and load; and ResNet (models.c): ResNet50's layers, named as Python's
+ * attributes, one forward pass on a 3 x 32 x 32 image against Python's
+ * scores for a seed (its 25.6 million weights: about a second, the one
+ * test that makes them), its keys and shapes, the other depths, and
+ * the bottlenecks and a building block of few channels. */
 #include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
 
 #include "grad_check.h"
 #include "scratch.h"
@@ -171,6 +178,231 @@ static void test_deconv2d_layer_bad_input(void **state)
     nd_release(x3);
 }
 
+/* ---- ResNet */
+
+/* What walk_keys found: the number of parameters, with data or not, and
+ * the number of values in those that have data; and the shape of the
+ * parameter whose key is want, if any. */
+typedef struct KeyWalk {
+    int nkeys;
+    int64_t nvalues;
+    const char *want;
+    const NdArray *found;
+} KeyWalk;
+
+/* Visits every parameter of layer under its key, prefix/name, as a
+ * saved file names it. */
+static void walk_keys(const Layer *layer, const char *prefix, KeyWalk *w)
+{
+    char key[128];
+    for (int i = 0; i < layer->nparams; i++) {
+        const Parameter *p = layer->params[i];
+        snprintf(key, sizeof key, "%s%s", prefix, p->variable.name);
+        w->nkeys++;
+        if (p->variable.data)
+            w->nvalues += p->variable.data->size;
+        if (w->want && strcmp(key, w->want) == 0)
+            w->found = p->variable.data;
+    }
+    for (int i = 0; i < layer->nlayers; i++) {
+        assert_non_null(layer->layer_names[i]);
+        snprintf(key, sizeof key, "%s%s/", prefix, layer->layer_names[i]);
+        walk_keys(layer->layers[i], key, w);
+    }
+}
+
+/* The shape of the parameter of m under key: n axes, then the sizes. */
+static void expect_key_shape(const Layer *m, const char *key, int n, ...)
+{
+    KeyWalk w = {.want = key};
+    walk_keys(m, "", &w);
+    if (!w.found)
+        fail_msg("no parameter with data under %s", key);
+    assert_int_equal(w.found->ndim, n);
+    va_list ap;
+    va_start(ap, n);
+    for (int i = 0; i < n; i++)
+        assert_int_equal(w.found->shape[i], va_arg(ap, int));
+    va_end(ap);
+}
+
+/* ResNet50's layers before the first call: conv1, bn1, res2 ... res5,
+ * fc6, as Python's attributes; res4 of a and b1 ... b5; conv1 with a
+ * bias, the bottlenecks' convolutions without; no weight made yet. */
+static void test_resnet50_layers(void **state)
+{
+    (void)state;
+    Model *m = resnet50();
+    const char *names[7] = {"conv1", "bn1", "res2", "res3", "res4", "res5",
+                            "fc6"};
+    const int bottlenecks[4] = {3, 4, 6, 3};
+    assert_string_equal(m->cls->name, "ResNet");
+    assert_int_equal(m->nlayers, 7);
+    for (int i = 0; i < 7; i++)
+        assert_string_equal(m->layer_names[i], names[i]);
+    const Conv2dLayer *conv1 = (const Conv2dLayer *)m->layers[0];
+    assert_int_equal(conv1->out_channels, 64);
+    assert_int_equal(conv1->kernel_size.h, 7);
+    assert_int_equal(conv1->stride.h, 2);
+    assert_int_equal(conv1->pad.h, 3);
+    assert_non_null(conv1->b);
+    assert_null(conv1->W->variable.data);
+    for (int i = 0; i < 4; i++) {
+        const Layer *block = m->layers[2 + i];
+        assert_string_equal(block->cls->name, "BuildingBlock");
+        assert_int_equal(block->nlayers, bottlenecks[i]);
+        assert_string_equal(block->layer_names[0], "a");
+        assert_string_equal(block->layers[0]->cls->name, "BottleneckA");
+        assert_int_equal(block->layers[0]->nlayers, 8);
+        for (int k = 1; k < bottlenecks[i]; k++) {
+            char name[16];
+            snprintf(name, sizeof name, "b%d", k);
+            assert_string_equal(block->layer_names[k], name);
+            assert_string_equal(block->layers[k]->cls->name,
+                                "BottleneckB");
+            assert_int_equal(block->layers[k]->nlayers, 6);
+        }
+    }
+    /* res3/a: the stride 2 on conv1 (1 x 1) and conv4, MSRA's way */
+    const Layer *res3a = m->layers[3]->layers[0];
+    const char *in_a[8] = {"conv1", "bn1", "conv2", "bn2", "conv3", "bn3",
+                           "conv4", "bn4"};
+    const int64_t strides[4] = {2, 1, 1, 2}, kernels[4] = {1, 3, 1, 1};
+    const int64_t channels[4] = {128, 128, 512, 512};
+    for (int k = 0; k < 8; k++)
+        assert_string_equal(res3a->layer_names[k], in_a[k]);
+    for (int k = 0; k < 4; k++) {
+        const Conv2dLayer *c = (const Conv2dLayer *)res3a->layers[2 * k];
+        assert_int_equal(c->stride.h, strides[k]);
+        assert_int_equal(c->kernel_size.h, kernels[k]);
+        assert_int_equal(c->out_channels, channels[k]);
+        assert_null(c->b);
+        assert_string_equal(res3a->layers[2 * k + 1]->cls->name,
+                            "BatchNorm");
+    }
+    /* 1 bias (conv1/b) and 1 (fc6/b) made at once; the rest later */
+    KeyWalk w = {0};
+    walk_keys(m, "", &w);
+    assert_int_equal(w.nvalues, 64 + 1000);
+}
+
+/* NumPy's DeZero: np.random.seed(0); m = ResNet50(); x = np.sin(0.01 *
+ * np.arange(3072) + 0.2).reshape(1, 3, 32, 32).astype(np.float32);
+ * with test_mode(): y = m(x). y (1, 1000) float32: its sum, its first
+ * four values and its last; 268 parameters of 25,610,216 values. */
+static const double py_resnet_sum = 2.061094045639038;
+static const double py_resnet_head[4] = {
+    0.258940726518631, 0.4487386643886566, -0.005331516265869141,
+    0.13284006714820862,
+};
+static const double py_resnet_last = 0.008357297629117966;
+
+/* One forward pass of ResNet50 on a 3 x 32 x 32 image, the smallest
+ * the strides leave 1 x 1 for the global pooling: its 25.6 million
+ * weights drawn in Python's order, and Python's scores; then the
+ * parameters' keys and shapes, as a pretrained file has them. */
+static void test_resnet50_forward(void **state)
+{
+    (void)state;
+    nd_random_seed(0);
+    Model *m = resnet50();
+    NdArray *x = nd_empty(ND_FLOAT32, ND_SHAPE(1, 3, 32, 32));
+    for (int64_t i = 0; i < x->size; i++)
+        nd_set_flat(x, i, (double)(float)sin(0.01 * (double)i + 0.2));
+    Variable *y;
+    TEST_MODE {
+        y = layer_call(m, x);                       // (1, 1000)
+    }
+    assert_int_equal(y->data->dtype, ND_FLOAT32);
+    assert_int_equal(y->data->ndim, 2);
+    assert_int_equal(y->data->shape[0], 1);
+    assert_int_equal(y->data->shape[1], 1000);
+    double sum = 0;
+    for (int64_t i = 0; i < y->data->size; i++)
+        sum += nd_get_flat(y->data, i);
+    assert_true(fabs(sum - py_resnet_sum) < 1e-3);
+    for (int i = 0; i < 4; i++)
+        assert_true(fabs(nd_get_flat(y->data, i) - py_resnet_head[i]) <
+                    1e-4);
+    assert_true(fabs(nd_get_flat(y->data, 999) - py_resnet_last) < 1e-4);
+
+    KeyWalk w = {0};
+    walk_keys(m, "", &w);
+    assert_int_equal(w.nkeys, 268);
+    assert_int_equal(w.nvalues, 25610216);
+    expect_key_shape(m, "conv1/W", 4, 64, 3, 7, 7);
+    expect_key_shape(m, "conv1/b", 1, 64);
+    expect_key_shape(m, "bn1/gamma", 1, 64);
+    expect_key_shape(m, "res2/a/conv4/W", 4, 256, 64, 1, 1);
+    expect_key_shape(m, "res3/b3/conv2/W", 4, 128, 128, 3, 3);
+    expect_key_shape(m, "res4/b5/bn3/avg_var", 1, 1024);
+    expect_key_shape(m, "res5/b2/conv3/W", 4, 2048, 512, 1, 1);
+    expect_key_shape(m, "fc6/W", 2, 2048, 1000);
+    expect_key_shape(m, "fc6/b", 1, 1000);
+    nd_release(x);
+}
+
+/* ResNet101 and ResNet152 differ in res3 and res4 only; another depth
+ * and a weights file that is not there stop with an error. */
+static void test_resnet_depths(void **state)
+{
+    (void)state;
+    Model *m101 = resnet101(), *m152 = resnet152();
+    const int want101[4] = {3, 4, 23, 3}, want152[4] = {3, 8, 36, 3};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(m101->layers[2 + i]->nlayers, want101[i]);
+        assert_int_equal(m152->layers[2 + i]->nlayers, want152[i]);
+    }
+    EXPECT_ND_ERROR(resnet(34), "50, 101 or 152");
+    EXPECT_ND_ERROR(resnet50(.pretrained = "/nonexistent/resnet50.npz"),
+                    "/nonexistent/resnet50.npz");
+}
+
+/* Bottlenecks of few channels: BottleneckA's shape, with the stride on
+ * conv1 or, with downsample_fb, on conv2; BottleneckB keeps x's; a
+ * BuildingBlock of three saved and loaded into a fresh one, under the
+ * keys a/conv1/W, ..., b2/bn3/gamma. */
+static void test_bottlenecks(void **state)
+{
+    (void)state;
+    NdArray *x = nd_empty(ND_FLOAT32, ND_SHAPE(2, 3, 5, 5));
+    for (int64_t i = 0; i < x->size; i++)
+        nd_set_flat(x, i, (double)(float)sin(0.3 * (double)i));
+    for (int fb = 0; fb < 2; fb++) {
+        Layer *a = bottleneck_a(2, 6, 2, fb);
+        Variable *y = layer_call(a, x);             // (2, 6, 3, 3)
+        const int64_t want[4] = {2, 6, 3, 3};
+        for (int i = 0; i < 4; i++)
+            assert_int_equal(y->data->shape[i], want[i]);
+        const Conv2dLayer *conv1 = (const Conv2dLayer *)a->layers[0];
+        const Conv2dLayer *conv2 = (const Conv2dLayer *)a->layers[2];
+        assert_int_equal(conv1->stride.h, fb ? 1 : 2);
+        assert_int_equal(conv2->stride.h, fb ? 2 : 1);
+        for (int64_t i = 0; i < y->data->size; i++)
+            assert_true(nd_get_flat(y->data, i) >= 0);     /* ReLU */
+    }
+    Layer *b = bottleneck_b(3, 2);
+    Variable *yb = layer_call(b, x);                // (2, 3, 5, 5)
+    for (int i = 0; i < 4; i++)
+        assert_int_equal(yb->data->shape[i], x->shape[i]);
+
+    Layer *saved = building_block(3, 2, 4, 2, false);
+    Variable *want = layer_call(saved, x);          // (2, 4, 3, 3)
+    assert_int_equal(want->data->shape[1], 4);
+    const char *path = in_scratch("block.npz");
+    layer_save_weights(saved, path);
+    Layer *fresh = building_block(3, 2, 4, 2, false);
+    layer_load_weights(fresh, path);
+    expect_key_shape(fresh, "a/conv4/W", 4, 4, 3, 1, 1);
+    expect_key_shape(fresh, "b2/conv2/W", 4, 2, 2, 3, 3);
+    expect_key_shape(fresh, "b2/bn3/gamma", 1, 4);
+    Variable *got = layer_call(fresh, x);
+    assert_true(nd_array_equal(got->data, want->data));
+    EXPECT_ND_ERROR(building_block(0, 2, 4, 2, false), "building_block");
+    EXPECT_ND_ERROR(bottleneck_b(3, 0), "bottleneck_b");
+    nd_release(x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -179,6 +411,10 @@ int main(void)
         STEP_TEST(test_deconv2d_layer_gradients),
         STEP_TEST(test_deconv2d_layer_save_load),
         STEP_TEST(test_deconv2d_layer_bad_input),
+        STEP_TEST(test_resnet50_layers),
+        STEP_TEST(test_resnet50_forward),
+        STEP_TEST(test_resnet_depths),
+        STEP_TEST(test_bottlenecks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
