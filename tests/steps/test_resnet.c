@@ -138,26 +138,36 @@ static void test_deconv2d_layer_gradients(void **state)
     nd_release(x);
 }
 
-/* Saved after its first call, loaded into a layer not yet called: the
- * same filters and bias, and the same output; filters of Conv2d's
- * layout, (OC, C, KH, KW), are refused, naming the key. */
+/* saved, after a call on x, written to file and read into fresh, not
+ * yet called: every parameter the same, bit for bit, in the same
+ * order, and the same output on x. */
+static void expect_round_trip(Layer *saved, Layer *fresh, NdArray *x,
+                              const char *file)
+{
+    Variable *want = layer_call(saved, x);
+    const char *path = in_scratch(file);
+    layer_save_weights(saved, path);
+    layer_load_weights(fresh, path);
+    ParamIter ia = layer_params(saved), ib = layer_params(fresh);
+    for (Parameter *pa; (pa = param_next(&ia));) {
+        Parameter *pb = param_next(&ib);
+        assert_non_null(pb);
+        assert_true(nd_array_equal(pa->variable.data, pb->variable.data));
+    }
+    assert_null(param_next(&ib));
+    assert_true(nd_array_equal(layer_call(fresh, x)->data, want->data));
+}
+
+/* Saved after its first call, loaded into a layer not yet called; a
+ * file of Conv2d's filters, (OC, C, KH, KW), is refused, naming the
+ * key. */
 static void test_deconv2d_layer_save_load(void **state)
 {
     (void)state;
     NdArray *x = tenths();                          // (1, 2, 3, 3)
-    Layer *saved = L_deconv2d(3, pair(2), .stride = pair(2));
-    Variable *want = layer_call(saved, x);
-    const char *path = in_scratch("deconv.npz");
-    layer_save_weights(saved, path);
-
-    Layer *fresh = L_deconv2d(3, pair(2), .stride = pair(2));
-    layer_load_weights(fresh, path);
-    Conv2dLayer *a = (Conv2dLayer *)saved, *b = (Conv2dLayer *)fresh;
-    assert_true(nd_array_equal(a->W->variable.data, b->W->variable.data));
-    assert_true(nd_array_equal(a->b->variable.data, b->b->variable.data));
-    Variable *got = layer_call(fresh, x);
-    assert_true(nd_array_equal(got->data, want->data));
-
+    expect_round_trip(L_deconv2d(3, pair(2), .stride = pair(2)),
+                      L_deconv2d(3, pair(2), .stride = pair(2)), x,
+                      "deconv.npz");
     Layer *conv = L_conv2d(3, pair(2));
     layer_call(conv, x);                            /* W (3, 2, 2, 2) */
     const char *conv_path = in_scratch("conv_layout.npz");
@@ -386,18 +396,14 @@ static void test_bottlenecks(void **state)
     for (int i = 0; i < 4; i++)
         assert_int_equal(yb->data->shape[i], x->shape[i]);
 
-    Layer *saved = building_block(3, 2, 4, 2, false);
-    Variable *want = layer_call(saved, x);          // (2, 4, 3, 3)
-    assert_int_equal(want->data->shape[1], 4);
-    const char *path = in_scratch("block.npz");
-    layer_save_weights(saved, path);
+    Layer *block = building_block(3, 2, 4, 2, false);
+    Variable *yblock = layer_call(block, x);        // (2, 4, 3, 3)
+    assert_int_equal(yblock->data->shape[1], 4);
     Layer *fresh = building_block(3, 2, 4, 2, false);
-    layer_load_weights(fresh, path);
+    expect_round_trip(block, fresh, x, "block.npz");
     expect_key_shape(fresh, "a/conv4/W", 4, 4, 3, 1, 1);
     expect_key_shape(fresh, "b2/conv2/W", 4, 2, 2, 3, 3);
     expect_key_shape(fresh, "b2/bn3/gamma", 1, 4);
-    Variable *got = layer_call(fresh, x);
-    assert_true(nd_array_equal(got->data, want->data));
     EXPECT_ND_ERROR(building_block(0, 2, 4, 2, false), "building_block");
     EXPECT_ND_ERROR(bottleneck_b(3, 0), "bottleneck_b");
     nd_release(x);
