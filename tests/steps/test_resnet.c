@@ -307,8 +307,8 @@ static const double py_resnet_head[4] = {
 };
 static const double py_resnet_last = 0.008357297629117966;
 
-/* One forward pass of ResNet50 on a 3 x 32 x 32 image, the smallest
- * the strides leave 1 x 1 for the global pooling: its 25.6 million
+/* One forward pass of ResNet50 on a 3 x 32 x 32 image, which the
+ * strides take down to 1 x 1 before the global pooling: its 25.6 million
  * weights drawn in Python's order, and Python's scores; then the
  * parameters' keys and shapes, as a pretrained file has them. */
 static void test_resnet50_forward(void **state)

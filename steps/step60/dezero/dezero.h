@@ -1198,9 +1198,9 @@ Layer *linear_layer(int64_t out_size, LinearOptions options);
 #define L_linear(out_size, ...) \
     linear_layer((out_size), (LinearOptions){__VA_ARGS__})
 
-/* What L_conv2d takes besides the output channels and the kernel size;
- * every field is zero unless set, as Python's keyword arguments have
- * defaults. */
+/* What L_conv2d and L_deconv2d take besides the output channels and
+ * the kernel size; every field is zero unless set, as Python's keyword
+ * arguments have defaults. */
 typedef struct Conv2dOptions {
     Pair stride;                /* {0, 0}: (1, 1) */
     Pair pad;                   /* zeros around each side */
@@ -1431,8 +1431,9 @@ typedef struct ResNetOptions {
  * the size; a global average pooling; and fc6, a Linear layer of 1000
  * scores. Its layers are named as Python's attributes, conv1, bn1,
  * res2/a/conv1, res2/b1/bn3, ..., fc6, so that the keys of a weights
- * file match. It takes (N, 3, H, W) images, H and W at least 32 (224
- * for ImageNet), and gives (N, 1000) scores. Another n_layers, or a
+ * file match. It takes (N, 3, H, W) images, H and W at least 5, which
+ * the pooling takes to 1 x 1 (224 for ImageNet), and gives (N, 1000)
+ * scores. Another n_layers, or a
  * weights file that is missing or does not fit, stops with an error. */
 Model *resnet(int n_layers, ResNetOptions options);
 /* resnet(50), resnet(152, .pretrained = path). */
