@@ -34,10 +34,10 @@
  *                  sizes of convolutions
  *   layers.c       Layer, which holds parameters and other layers, and
  *                  saves their weights to a file and loads them back;
- *                  the Linear layer, the Conv2d layer, the RNN and LSTM
- *                  layers; EmbedID and BatchNorm
+ *                  the Linear layer, the Conv2d and Deconv2d layers,
+ *                  the RNN and LSTM layers; EmbedID and BatchNorm
  *   models.c       Model, a layer to be trained as a whole, which can
- *                  draw its graph; MLP; VGG16; Sequential
+ *                  draw its graph; MLP; VGG16; ResNet; Sequential
  *   optimizers.c   Optimizer, which updates a model's parameters: SGD,
  *                  MomentumSGD, AdaGrad, AdaDelta, Adam; and the hooks
  *                  WeightDecay, ClipGrad, FreezeParam
@@ -1198,9 +1198,9 @@ Layer *linear_layer(int64_t out_size, LinearOptions options);
 #define L_linear(out_size, ...) \
     linear_layer((out_size), (LinearOptions){__VA_ARGS__})
 
-/* What L_conv2d takes besides the output channels and the kernel size;
- * every field is zero unless set, as Python's keyword arguments have
- * defaults. */
+/* What L_conv2d and L_deconv2d take besides the output channels and
+ * the kernel size; every field is zero unless set, as Python's keyword
+ * arguments have defaults. */
 typedef struct Conv2dOptions {
     Pair stride;                /* {0, 0}: (1, 1) */
     Pair pad;                   /* zeros around each side */
@@ -1210,7 +1210,7 @@ typedef struct Conv2dOptions {
 } Conv2dOptions;
 
 /* The Conv2d layer: filters W (OC, C, KH, KW) and b (OC,), and y =
- * conv2d(x, W, b) by F_conv2d. */
+ * conv2d(x, W, b) by F_conv2d; also the Deconv2d layer, below. */
 typedef struct Conv2dLayer {
     Layer layer;                /* first: a Conv2dLayer * is a Layer * */
     int64_t in_channels, out_channels;
@@ -1235,6 +1235,24 @@ Layer *conv2d_layer(int64_t out_channels, Pair kernel_size,
 #define L_conv2d(out_channels, kernel_size, ...) \
     conv2d_layer((out_channels), (kernel_size), \
                  (Conv2dOptions){__VA_ARGS__})
+
+/* The Deconv2d layer is a Conv2dLayer whose filters W are (C, OC, KH,
+ * KW), as F_deconv2d takes them, and y = deconv2d(x, W, b); it takes
+ * Conv2dOptions, as Python's Deconv2d takes Conv2d's arguments. */
+
+/* A new Deconv2d layer of out_channels filters of kernel_size, owned
+ * by the innermost pool (Python: L.Deconv2d(out_channels, kernel_size,
+ * stride, pad, nobias, dtype, in_channels)). W is drawn from
+ * np.random.randn(C, OC, KH, KW), scaled by sqrt(1 / (C KH KW)), when
+ * the input channels C are known: at once if options.in_channels is
+ * given, else at the first call, as Conv2d's. */
+Layer *deconv2d_layer(int64_t out_channels, Pair kernel_size,
+                      Conv2dOptions options);
+/* L_deconv2d(3, pair(4), .stride = pair(2), .pad = pair(1)) (Python:
+ * L.Deconv2d(3, 4, stride=2, pad=1)). */
+#define L_deconv2d(out_channels, kernel_size, ...) \
+    deconv2d_layer((out_channels), (kernel_size), \
+                   (Conv2dOptions){__VA_ARGS__})
 
 /* What L_rnn and L_lstm take besides the hidden size; zero unless
  * set. */
@@ -1396,6 +1414,75 @@ Model *vgg16(VGG16Options options);
  * array. */
 NdArray *vgg16_preprocess(const NdArray *image, int64_t width,
                           int64_t height);
+
+/* Where ResNet's ImageNet weights are published, one .npz for each
+ * depth, %d the number of layers, 50, 101 or 152, whose keys are those
+ * of resnet's layers (Python: ResNet.WEIGHTS_PATH). */
+#define RESNET_WEIGHTS_URL_FORMAT \
+    "https://github.com/koki0702/dezero-models/releases/download/v0.1/" \
+    "resnet%d.npz"
+
+/* What resnet takes; zero unless set. */
+typedef struct ResNetOptions {
+    const char *pretrained;     /* the weights file to load, as
+                                 * RESNET_WEIGHTS_URL_FORMAT's for the
+                                 * same depth (borrowed); NULL: random
+                                 * weights, made at the first call
+                                 * (Python: pretrained=False) */
+} ResNetOptions;
+
+/* ResNet of He et al. (2015), n_layers 50, 101 or 152 deep, owned by
+ * the innermost pool (Python: ResNet(n_layers, pretrained), ResNet50,
+ * ResNet101, ResNet152): conv1, a 7 x 7 convolution of 64 channels,
+ * stride 2 and padding 3, with bn1 and ReLU; a 3 x 3 max pooling of
+ * stride 2; four building blocks res2 ... res5 of 3, 4, 6 and 3
+ * bottlenecks for 50 layers (3, 4, 23, 3 for 101; 3, 8, 36, 3 for
+ * 152), giving 256, 512, 1024 and 2048 channels, res3 ... res5 halving
+ * the size; a global average pooling; and fc6, a Linear layer of 1000
+ * scores. Its layers are named as Python's attributes, conv1, bn1,
+ * res2/a/conv1, res2/b1/bn3, ..., fc6, so that the keys of a weights
+ * file match. It takes (N, 3, H, W) images, H and W at least 5, which
+ * the pooling takes to 1 x 1 (224 for ImageNet), and gives (N, 1000)
+ * scores. Another n_layers, or a
+ * weights file that is missing or does not fit, stops with an error. */
+Model *resnet(int n_layers, ResNetOptions options);
+/* resnet(50), resnet(152, .pretrained = path). */
+#define resnet(n_layers, ...) \
+    (resnet)((n_layers), (ResNetOptions){__VA_ARGS__})
+/* resnet50(), resnet101(.pretrained = path) (Python: ResNet50(),
+ * ResNet101(pretrained=True)). */
+#define resnet50(...) (resnet)(50, (ResNetOptions){__VA_ARGS__})
+#define resnet101(...) (resnet)(101, (ResNetOptions){__VA_ARGS__})
+#define resnet152(...) (resnet)(152, (ResNetOptions){__VA_ARGS__})
+
+/* ResNet's bottleneck that changes the channels and the size (Python:
+ * BottleneckA(in_channels, mid_channels, out_channels, stride,
+ * downsample_fb)), owned by the innermost pool: conv1, 1 x 1 to
+ * mid_channels, conv2, 3 x 3 of padding 1 to mid_channels, conv3, 1 x
+ * 1 to out_channels, each with its BatchNorm bn1 ... bn3 and ReLU but
+ * the last; and a shortcut, conv4, 1 x 1 of the stride to
+ * out_channels, with bn4; y = relu(the sum). The stride is on conv1
+ * (MSRA's ResNet), or on conv2 with downsample_fb (Facebook's). The
+ * convolutions have no bias. Python's in_channels, which its
+ * convolutions never use (they take it from the input), is left out. */
+Layer *bottleneck_a(int64_t mid_channels, int64_t out_channels,
+                    int64_t stride, bool downsample_fb);
+/* ResNet's bottleneck that keeps the channels and the size (Python:
+ * BottleneckB(in_channels, mid_channels)), owned by the innermost pool:
+ * conv1 ... conv3 and bn1 ... bn3 as BottleneckA's, conv3 back to
+ * in_channels, and y = relu(that + x). */
+Layer *bottleneck_b(int64_t in_channels, int64_t mid_channels);
+/* n_layers bottlenecks called in turn (Python: BuildingBlock(n_layers,
+ * in_channels, mid_channels, out_channels, stride, downsample_fb)),
+ * owned by the innermost pool: a, a BottleneckA, then b1, b2, ...,
+ * BottleneckBs of out_channels. in_channels is left out as in
+ * bottleneck_a. */
+Layer *building_block(int n_layers, int64_t mid_channels,
+                      int64_t out_channels, int64_t stride,
+                      bool downsample_fb);
+
+/* Python's SqueezeNet is a stub whose __init__ and forward do nothing
+ * (pass): there is no network to port, and there is none here. */
 
 /* A model of the n layers of layers, each called on the output of the
  * one before, registered as l0, l1, ... (Python: Sequential(*layers)).

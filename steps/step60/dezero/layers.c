@@ -3,10 +3,11 @@
  * the GPU and back, and saves their weights to an .npz file and loads
  * them back, and forgets the state a layer keeps between calls; the
  * Linear layer, whose weight is made at its first call, from the width
- * of the input, where the input is; the Conv2d layer, whose filters are
- * made likewise from the input's channels; the RNN and LSTM layers,
- * which keep their state from one call to the next; EmbedID, a row of
- * weights per id; and BatchNorm, with its running statistics. */
+ * of the input, where the input is; the Conv2d and Deconv2d layers,
+ * whose filters are made likewise from the input's channels; the RNN
+ * and LSTM layers, which keep their state from one call to the next;
+ * EmbedID, a row of weights per id; and BatchNorm, with its running
+ * statistics. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -594,20 +595,28 @@ Layer *linear_layer(int64_t out_size, LinearOptions options)
     return &l->layer;
 }
 
-/* ---- Conv2d */
+/* ---- Conv2d and Deconv2d */
 
-/* W's data on device: randn(OC, C, KH, KW) cast to the layer's dtype,
- * times sqrt(1 / (C KH KW)), drawn on the host and moved, as Linear's
- * init_W (Python: _init_W(xp)). */
+static const LayerClass conv2d_layer_class, deconv2d_layer_class;
+
+/* Whether l is a Deconv2d layer, whose W is (C, OC, KH, KW). */
+static bool is_deconv(const Conv2dLayer *l)
+{
+    return l->layer.cls == &deconv2d_layer_class;
+}
+
+/* W's data on device: randn(OC, C, KH, KW), or randn(C, OC, KH, KW) for
+ * Deconv2d, cast to the layer's dtype, times sqrt(1 / (C KH KW)), drawn
+ * on the host and moved, as Linear's init_W (Python: _init_W(xp)). */
 static void init_filters(Conv2dLayer *l, NdDevice device)
 {
     Pair k = l->kernel_size;
-    NdArray *r = nd_random_randn(ND_SHAPE(l->out_channels, l->in_channels,
-                                          k.h, k.w));
+    int64_t C = l->in_channels, OC = l->out_channels;
+    NdArray *r = is_deconv(l) ? nd_random_randn(ND_SHAPE(C, OC, k.h, k.w))
+                              : nd_random_randn(ND_SHAPE(OC, C, k.h, k.w));
     NdArray *cast = nd_astype(r, l->dtype);
-    NdArray *scale = nd_scalar(sqrt(1.0 / (double)(l->in_channels * k.h *
-                                                   k.w)));
-    NdArray *W = nd_mul(cast, scale);               // (OC, C, KH, KW)
+    NdArray *scale = nd_scalar(sqrt(1.0 / (double)(C * k.h * k.w)));
+    NdArray *W = nd_mul(cast, scale);   // (OC, C, KH, KW) or (C, OC, ...)
     l->W->variable.data = nd_to_device(W, device);
     nd_release(W);
     nd_release(scale);
@@ -615,32 +624,47 @@ static void init_filters(Conv2dLayer *l, NdDevice device)
     nd_release(r);
 }
 
-/* y = conv2d(x, W, b), making W first, on x's device, if it has no data
- * yet: its input channels are x's second axis (Python:
- * self.in_channels = x.shape[1]). */
+/* Makes W, on x's device, if it has no data yet: its input channels
+ * are x's second axis (Python: self.in_channels = x.shape[1]). */
+static void make_filters_once(Conv2dLayer *l, Variable *x)
+{
+    if (l->W->variable.data)
+        return;
+    if (variable_ndim(x) != 4)
+        nd_error(l->layer.cls->name, "an input of %d axes; it takes (N, "
+                 "C, H, W)", variable_ndim(x));
+    l->in_channels = variable_shape(x)[1];
+    init_filters(l, get_array_module(x));
+}
+
+/* y = conv2d(x, W, b), making W first if need be. */
 static Variable *conv2d_layer_forward(Layer *self, Variable *x)
 {
     Conv2dLayer *l = (Conv2dLayer *)self;
-    if (!l->W->variable.data) {
-        if (variable_ndim(x) != 4)
-            nd_error("conv2d_layer", "an input of %d axes; Conv2d takes "
-                     "(N, C, H, W)", variable_ndim(x));
-        l->in_channels = variable_shape(x)[1];
-        init_filters(l, get_array_module(x));
-    }
+    make_filters_once(l, x);
     return F_conv2d(x, l->W, l->b, .stride = l->stride, .pad = l->pad);
 }
 
-/* W before the first call: (OC, C, KH, KW) of the layer's dtype, C to
- * be taken from the input (-1); b is made at once. */
+/* y = deconv2d(x, W, b), making W first if need be (Python:
+ * Deconv2d.forward). */
+static Variable *deconv2d_layer_forward(Layer *self, Variable *x)
+{
+    Conv2dLayer *l = (Conv2dLayer *)self;
+    make_filters_once(l, x);
+    return F_deconv2d(x, l->W, l->b, .stride = l->stride, .pad = l->pad);
+}
+
+/* W before the first call: (OC, C, KH, KW), or (C, OC, KH, KW) for
+ * Deconv2d, of the layer's dtype, C to be taken from the input (-1); b
+ * is made at once. */
 static int conv2d_unmade_param(const Layer *self, const Parameter *p,
                                NdDtype *dtype, int64_t shape[ND_MAX_DIMS])
 {
     const Conv2dLayer *l = (const Conv2dLayer *)self;
     (void)p;                    /* only W is made late */
     *dtype = l->dtype;
-    shape[0] = l->out_channels;
-    shape[1] = -1;
+    shape[is_deconv(l) ? 1 : 0] = l->out_channels;
+    shape[is_deconv(l) ? 0 : 1] = -1;
     shape[2] = l->kernel_size.h;
     shape[3] = l->kernel_size.w;
     return 4;
@@ -652,20 +676,25 @@ static const LayerClass conv2d_layer_class = {
     .unmade_param = conv2d_unmade_param,
 };
 
-/* A new Conv2d layer (Python: L.Conv2d(out_channels, kernel_size,
- * stride, pad, nobias, dtype, in_channels)): b starts at zeros, W at
- * once when the input channels are given, else at the first call. */
-Layer *conv2d_layer(int64_t out_channels, Pair kernel_size,
-                    Conv2dOptions options)
+static const LayerClass deconv2d_layer_class = {
+    .name = "Deconv2d",
+    .forward = deconv2d_layer_forward,
+    .unmade_param = conv2d_unmade_param,
+};
+
+/* A new layer of class cls, Conv2d or Deconv2d (Python: their
+ * __init__): b starts at zeros, W at once when the input channels are
+ * given, else at the first call. */
+static Layer *new_conv_layer(const LayerClass *cls, int64_t out_channels,
+                             Pair kernel_size, Conv2dOptions options)
 {
     if (out_channels < 1 || options.in_channels < 0 ||
         kernel_size.h < 1 || kernel_size.w < 1)
-        nd_error("conv2d_layer", "sizes must be positive: out_channels "
-                 "%lld, kernel_size (%lld, %lld), in_channels %lld",
+        nd_error(cls->name, "sizes must be positive: out_channels %lld, "
+                 "kernel_size (%lld, %lld), in_channels %lld",
                  (long long)out_channels, (long long)kernel_size.h,
                  (long long)kernel_size.w, (long long)options.in_channels);
-    Conv2dLayer *l = (Conv2dLayer *)layer_new(&conv2d_layer_class,
-                                              sizeof *l);
+    Conv2dLayer *l = (Conv2dLayer *)layer_new(cls, sizeof *l);
     l->in_channels = options.in_channels;
     l->out_channels = out_channels;
     l->kernel_size = kernel_size;
@@ -679,6 +708,24 @@ Layer *conv2d_layer(int64_t out_channels, Pair kernel_size,
         l->b = layer_add_param(&l->layer, parameter(
             nd_zeros(l->dtype, ND_SHAPE(out_channels)), "b"));
     return &l->layer;
+}
+
+/* A new Conv2d layer (Python: L.Conv2d(out_channels, kernel_size,
+ * stride, pad, nobias, dtype, in_channels)). */
+Layer *conv2d_layer(int64_t out_channels, Pair kernel_size,
+                    Conv2dOptions options)
+{
+    return new_conv_layer(&conv2d_layer_class, out_channels, kernel_size,
+                          options);
+}
+
+/* A new Deconv2d layer (Python: L.Deconv2d(out_channels, kernel_size,
+ * stride, pad, nobias, dtype, in_channels)). */
+Layer *deconv2d_layer(int64_t out_channels, Pair kernel_size,
+                      Conv2dOptions options)
+{
+    return new_conv_layer(&deconv2d_layer_class, out_channels, kernel_size,
+                          options);
 }
 
 /* ---- RNN (step 59) */

@@ -2,8 +2,10 @@
  * (Python: Model.plot); MLP, a stack of Linear layers with an
  * activation between them; VGG16, the convolutional network of
  * Simonyan and Zisserman (2014), whose ImageNet weights can be loaded,
- * and the preprocessing that turns a picture into its input; and
- * Sequential, layers called in turn. */
+ * and the preprocessing that turns a picture into its input;
+ * Sequential, layers called in turn; and ResNet, the residual network
+ * of He et al. (2015), with its bottlenecks and building blocks.
+ * Python's SqueezeNet is an empty stub (pass), so there is none. */
 #include <stdio.h>
 
 #include "dezero.h"
@@ -165,5 +167,185 @@ Model *sequential_model(int n, Layer *const layers[])
         snprintf(name, sizeof name, "l%d", i);
         layer_add_layer(m, layers[i], .name = name);
     }
+    return m;
+}
+
+/* ---- ResNet */
+
+/* The mean of each channel of x (N, C, H, W): (N, C) (Python:
+ * _global_average_pooling_2d). */
+static Variable *global_average_pooling_2d(Variable *x)
+{
+    const int64_t *s = variable_shape(x);
+    int64_t N = s[0], C = s[1];
+    Variable *h = F_average_pooling(x, ((Pair){s[2], s[3]}),
+                                    .stride = pair(1));  // (N, C, 1, 1)
+    return F_reshape(h, ND_SHAPE(N, C));
+}
+
+/* relu(bn(conv(x))): the first two stages of a bottleneck, from its
+ * layers conv, bn at index i, i + 1. */
+static Variable *conv_bn_relu(Layer *self, int i, Variable *x)
+{
+    return F_relu(layer_call(self->layers[i + 1],
+                             layer_call(self->layers[i], x)));
+}
+
+/* h1 = bn3(conv3(relu(bn2(conv2(relu(bn1(conv1(x)))))))), h2 =
+ * bn4(conv4(x)), y = relu(h1 + h2) (Python: BottleneckA.forward). Its
+ * layers are conv1, bn1, ..., conv4, bn4, in that order. */
+static Variable *bottleneck_a_forward(Layer *self, Variable *x)
+{
+    Variable *h1 = conv_bn_relu(self, 2, conv_bn_relu(self, 0, x));
+    h1 = layer_call(self->layers[5], layer_call(self->layers[4], h1));
+    Variable *h2 = layer_call(self->layers[7], layer_call(self->layers[6],
+                                                          x));
+    return F_relu(F_add(h1, h2));
+}
+
+/* As BottleneckA's, with x itself for h2 (Python: BottleneckB.forward).
+ * Its layers are conv1, bn1, ..., conv3, bn3. */
+static Variable *bottleneck_b_forward(Layer *self, Variable *x)
+{
+    Variable *h = conv_bn_relu(self, 2, conv_bn_relu(self, 0, x));
+    h = layer_call(self->layers[5], layer_call(self->layers[4], h));
+    return F_relu(F_add(h, x));
+}
+
+static const LayerClass bottleneck_a_class = {
+    .name = "BottleneckA",
+    .forward = bottleneck_a_forward,
+};
+
+static const LayerClass bottleneck_b_class = {
+    .name = "BottleneckB",
+    .forward = bottleneck_b_forward,
+};
+
+/* A BuildingBlock calls its bottlenecks in turn, as Sequential its
+ * layers (Python: BuildingBlock.forward). */
+static const LayerClass building_block_class = {
+    .name = "BuildingBlock",
+    .forward = sequential_forward,
+};
+
+/* Registers convN, a convolution without bias of out_channels,
+ * kernel_size square, the stride and the padding, and bnN after it. */
+static void add_conv_bn(Layer *self, int n, int64_t out_channels,
+                        int64_t kernel_size, int64_t stride, int64_t pad)
+{
+    char name[16];
+    snprintf(name, sizeof name, "conv%d", n);
+    layer_add_layer(self, L_conv2d(out_channels, pair(kernel_size),
+                                   .stride = pair(stride),
+                                   .pad = pair(pad), .nobias = true),
+                    .name = name);
+    snprintf(name, sizeof name, "bn%d", n);
+    layer_add_layer(self, L_batch_norm(), .name = name);
+}
+
+/* A new BottleneckA (Python: BottleneckA.__init__). */
+Layer *bottleneck_a(int64_t mid_channels, int64_t out_channels,
+                    int64_t stride, bool downsample_fb)
+{
+    if (mid_channels < 1 || out_channels < 1 || stride < 1)
+        nd_error("bottleneck_a", "sizes must be positive: mid_channels "
+                 "%lld, out_channels %lld, stride %lld",
+                 (long long)mid_channels, (long long)out_channels,
+                 (long long)stride);
+    Layer *self = layer_new(&bottleneck_a_class, sizeof *self);
+    int64_t stride_1x1 = downsample_fb ? 1 : stride;
+    int64_t stride_3x3 = downsample_fb ? stride : 1;
+    add_conv_bn(self, 1, mid_channels, 1, stride_1x1, 0);
+    add_conv_bn(self, 2, mid_channels, 3, stride_3x3, 1);
+    add_conv_bn(self, 3, out_channels, 1, 1, 0);
+    add_conv_bn(self, 4, out_channels, 1, stride, 0);
+    return self;
+}
+
+/* A new BottleneckB (Python: BottleneckB.__init__). */
+Layer *bottleneck_b(int64_t in_channels, int64_t mid_channels)
+{
+    if (in_channels < 1 || mid_channels < 1)
+        nd_error("bottleneck_b", "sizes must be positive: in_channels "
+                 "%lld, mid_channels %lld", (long long)in_channels,
+                 (long long)mid_channels);
+    Layer *self = layer_new(&bottleneck_b_class, sizeof *self);
+    add_conv_bn(self, 1, mid_channels, 1, 1, 0);
+    add_conv_bn(self, 2, mid_channels, 3, 1, 1);
+    add_conv_bn(self, 3, in_channels, 1, 1, 0);
+    return self;
+}
+
+/* A new BuildingBlock (Python: BuildingBlock.__init__): a, then b1,
+ * b2, ... */
+Layer *building_block(int n_layers, int64_t mid_channels,
+                      int64_t out_channels, int64_t stride,
+                      bool downsample_fb)
+{
+    if (n_layers < 1)
+        nd_error("building_block", "a building block needs at least one "
+                 "bottleneck; got %d", n_layers);
+    Layer *self = layer_new(&building_block_class, sizeof *self);
+    layer_add_layer(self, bottleneck_a(mid_channels, out_channels, stride,
+                                       downsample_fb), .name = "a");
+    for (int i = 1; i < n_layers; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "b%d", i);
+        layer_add_layer(self, bottleneck_b(out_channels, mid_channels),
+                        .name = name);
+    }
+    return self;
+}
+
+/* relu(bn1(conv1(x))), a 3 x 3 max pooling of stride 2, res2 ... res5,
+ * the global average pooling and fc6 (Python: ResNet.forward). Its
+ * layers are conv1, bn1, res2, res3, res4, res5, fc6. */
+static Variable *resnet_forward(Layer *self, Variable *x)
+{
+    x = conv_bn_relu(self, 0, x);                   // (N, 64, H/2, W/2)
+    x = F_pooling(x, pair(3), .stride = pair(2));
+    for (int i = 2; i < 6; i++)
+        x = layer_call(self->layers[i], x);         // (N, 2048, h, w)
+    x = global_average_pooling_2d(x);               // (N, 2048)
+    return layer_call(self->layers[6], x);          // (N, 1000)
+}
+
+static const LayerClass resnet_class = {
+    .name = "ResNet",
+    .forward = resnet_forward,
+};
+
+/* A new ResNet (Python: ResNet.__init__): the bottlenecks of each of
+ * res2 ... res5 for the depth, their middle and output channels and
+ * their strides; every weight made at its first call, unless
+ * options.pretrained names the file to load them from. */
+Model *(resnet)(int n_layers, ResNetOptions options)
+{
+    int blocks[4] = {3, 4, 0, 3};
+    if (n_layers == 50)
+        blocks[2] = 6;
+    else if (n_layers == 101)
+        blocks[2] = 23;
+    else if (n_layers == 152)
+        blocks[1] = 8, blocks[2] = 36;
+    else
+        nd_error("resnet", "n_layers should be 50, 101 or 152; got %d",
+                 n_layers);
+    Layer *m = layer_new(&resnet_class, sizeof *m);
+    layer_add_layer(m, L_conv2d(64, pair(7), .stride = pair(2),
+                                .pad = pair(3)), .name = "conv1");
+    layer_add_layer(m, L_batch_norm(), .name = "bn1");
+    for (int i = 0; i < 4; i++) {
+        char name[16];
+        snprintf(name, sizeof name, "res%d", i + 2);
+        int64_t mid = (int64_t)64 << i;             /* 64 ... 512 */
+        layer_add_layer(m, building_block(blocks[i], mid, 4 * mid,
+                                          i == 0 ? 1 : 2, false),
+                        .name = name);
+    }
+    layer_add_layer(m, L_linear(1000), .name = "fc6");
+    if (options.pretrained)
+        layer_load_weights(m, options.pretrained);
     return m;
 }
