@@ -55,6 +55,16 @@ eval "$(make --no-print-directory -s -f mk/print-flags.mk SANITIZE="${SANITIZE:-
 # every program the golden and valgrind checks run, keep flags.mk's -O2;
 # a test of steps 01-22 compiles the step's main.c in, at -O1.
 CFLAGS=${CFLAGS/-O2/-O1}
+# Linking is the other half: GNU ld (bfd) spends as much CPU linking a
+# test program as GCC spends compiling it, gold (binutils' other linker)
+# a fifth of that, and there are a thousand programs. gold links them
+# wherever this compiler can use it.
+if echo 'int main(void) { return 0; }' |
+        $CC $CFLAGS $LDFLAGS -fuse-ld=gold -x c - -o "$BUILD/gold-probe" \
+        2> /dev/null; then
+    LDFLAGS="$LDFLAGS -fuse-ld=gold"
+fi
+rm -f "$BUILD/gold-probe" "$BUILD/gold-probe.d"
 LIBND=common/build/$VARIANT/libnd.a
 jobs_file=$(mktemp "$BUILD/jobs.XXXXXX")
 trap 'rm -f "$jobs_file"' EXIT
