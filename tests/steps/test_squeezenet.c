@@ -243,7 +243,20 @@ static void test_fire_module_gradients(void **state)
     nd_random_seed(5);
     grad_fire = fire_module(2, 2, 2, 3);
     to_float64(grad_fire);
+    /* biases of 0.4, so that most units are past ReLU's kink */
+    ParamIter it = layer_params(grad_fire);
+    for (Parameter *p; (p = param_next(&it));)
+        if (strcmp(p->variable.name, "b") == 0)
+            for (int64_t i = 0; i < p->variable.data->size; i++)
+                nd_set_flat(p->variable.data, i, 0.4);
     NdArray *x = ramp(ND_SHAPE(1, 2, 3, 3), -0.8, 0.09);    // (1, 2, 3, 3)
+    int positive = 0;
+    NO_GRAD {
+        const NdArray *y = layer_call(grad_fire, x)->data;  // (1, 5, 3, 3)
+        for (int64_t i = 0; i < y->size; i++)
+            positive += nd_get_flat(y, i) > 0;
+    }
+    assert_true(positive >= 40);
     check_gradients("fire module", through_grad_fire, 1, &x, 1e-6);
 
     layer_cleargrads(grad_fire);
@@ -493,7 +506,7 @@ static void test_squeezenet_smallest_and_bad_input(void **state)
 
 /* A model's weights saved and loaded into a new one by .pretrained:
  * every parameter the same, bit for bit, and the same scores; a file
- * of 1000 classes refused by a model of 10, naming conv10's key; a
+ * of 10 classes refused by a model of 1000, naming conv10's key; a
  * file that is not there refused, naming it. */
 static void test_squeezenet_pretrained(void **state)
 {
@@ -517,12 +530,64 @@ static void test_squeezenet_pretrained(void **state)
         expect_shape(got->data, 2, 1, 10);
         assert_true(nd_array_equal(got->data, want->data));
     }
-    const char *path1000 = in_scratch("squeezenet1000.npz");
-    layer_save_weights(squeezenet(), path1000);
-    EXPECT_ND_ERROR(squeezenet(.num_classes = 10, .pretrained = path1000),
-                    "conv10/W");
+    EXPECT_ND_ERROR(squeezenet(.pretrained = path), "conv10/W");
     EXPECT_ND_ERROR(squeezenet(.pretrained = "/nonexistent/squeeze.npz"),
                     "/nonexistent/squeeze.npz");
+    nd_release(x);
+}
+
+/* a, moved to the host, against want, a host array of its shape: each
+ * element within 1e-4 of want's largest in size, float32's roundings
+ * summed in another order (cuBLAS), where a relative error of elements
+ * near 0 would mean nothing. */
+static void expect_close_on_host(const NdArray *a, const NdArray *want)
+{
+    NdArray *host = nd_to_device(a, ND_CPU);
+    assert_int_equal(host->size, want->size);
+    double largest = 0;
+    for (int64_t i = 0; i < want->size; i++)
+        largest = fmax(largest, fabs(nd_get_flat(want, i)));
+    for (int64_t i = 0; i < want->size; i++)
+        assert_true(fabs(nd_get_flat(host, i) - nd_get_flat(want, i)) <=
+                    1e-4 * largest);
+    nd_release(host);
+}
+
+/* On the GPU: the same weights (saved by a host model, loaded by one
+ * moved to the GPU) give the host's scores for two 31 x 31 images, and
+ * the same gradients of the images and of every weight, through
+ * Concat's forward and its slices on the device. Skipped, saying why,
+ * where the GPU cannot be used. */
+static void test_on_the_gpu(void **state)
+{
+    (void)state;
+    if (!gpu_enable()) {
+        print_message("skipped: no GPU: %s\n", gpu_status());
+        skip();
+    }
+    nd_random_seed(4);
+    Model *host = squeezenet(.num_classes = 10);
+    const char *path = in_scratch("squeezenet_gpu.npz");
+    layer_save_weights(host, path);
+    Model *gpu = squeezenet(.num_classes = 10, .pretrained = path);
+    layer_to_gpu(gpu);
+    NdArray *x = wave32(ND_SHAPE(2, 3, 31, 31));
+    Variable *xh = variable(nd_copy(x));
+    Variable *xg = variable(nd_to_device(x, ND_CUDA));
+    TEST_MODE {
+        Variable *yh = layer_call(host, xh), *yg = layer_call(gpu, xg);
+        assert_int_equal(yg->data->device, ND_CUDA);
+        expect_close_on_host(yg->data, yh->data);
+        backward(F_sum(F_mul(yh, yh), ND_ALL_AXES, false));
+        backward(F_sum(F_mul(yg, yg), ND_ALL_AXES, false));
+    }
+    expect_close_on_host(grad_array(xg), grad_array(xh));
+    ParamIter ih = layer_params(host), ig = layer_params(gpu);
+    for (Parameter *ph; (ph = param_next(&ih));) {
+        Parameter *pg = param_next(&ig);
+        expect_close_on_host(grad_array(&pg->variable),
+                             grad_array(&ph->variable));
+    }
     nd_release(x);
 }
 
@@ -539,6 +604,7 @@ int main(void)
         STEP_TEST(test_squeezenet_stages_224),
         STEP_TEST(test_squeezenet_smallest_and_bad_input),
         STEP_TEST(test_squeezenet_pretrained),
+        STEP_TEST(test_on_the_gpu),
     };
     return cmocka_run_group_tests(tests, make_scratch, remove_scratch);
 }
