@@ -6,28 +6,18 @@
  * its three convolutions run one by one and joined, its gradients; and
  * SqueezeNet v1.1: its layers and 1,235,496 weights under their keys,
  * the shape after every stage of a 224 x 224 image, the smallest
- * image, a weights file saved and loaded back through .pretrained, and
- * bad input. No published scores to compare with (Python's SqueezeNet
- * is an empty stub): the stages are checked against the model's own
- * layers run one by one. */
+ * image, a weights file saved and loaded back through .pretrained, bad
+ * input, and a run on the GPU against the host's (skipped without
+ * one). No published scores to compare with (Python's SqueezeNet is an
+ * empty stub): the stages are checked against the model's own layers
+ * run one by one. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "grad_check.h"
+#include "layer_keys.h"
 #include "scratch.h"
-
-/* Expects a's shape to be the n sizes listed. */
-static void expect_shape(const NdArray *a, int n, ...)
-{
-    assert_int_equal(a->ndim, n);
-    va_list ap;
-    va_start(ap, n);
-    for (int i = 0; i < n; i++)
-        assert_int_equal(a->shape[i], va_arg(ap, int));
-    va_end(ap);
-}
 
 /* A float32 array of the shape holding sin(0.7 i + 0.3) / 2, values
  * of both signs without a ramp's regular steps. */
@@ -312,49 +302,6 @@ static void test_fire_module_bad_input(void **state)
 
 /* ---- SqueezeNet */
 
-/* What walk_keys found: the number of parameters and of their values;
- * and the parameter whose key is want, if any. */
-typedef struct KeyWalk {
-    int nkeys;
-    int64_t nvalues;
-    const char *want;
-    const NdArray *found;
-} KeyWalk;
-
-/* Visits every parameter of layer under its key, prefix/name, as a
- * saved file names it. */
-static void walk_keys(const Layer *layer, const char *prefix, KeyWalk *w)
-{
-    char key[128];
-    for (int i = 0; i < layer->nparams; i++) {
-        const Parameter *p = layer->params[i];
-        snprintf(key, sizeof key, "%s%s", prefix, p->variable.name);
-        w->nkeys++;
-        if (p->variable.data)
-            w->nvalues += p->variable.data->size;
-        if (w->want && strcmp(key, w->want) == 0)
-            w->found = p->variable.data;
-    }
-    for (int i = 0; i < layer->nlayers; i++) {
-        snprintf(key, sizeof key, "%s%s/", prefix, layer->layer_names[i]);
-        walk_keys(layer->layers[i], key, w);
-    }
-}
-
-/* The parameter of m under key. */
-static const NdArray *param_at(const Layer *m, const char *key)
-{
-    KeyWalk w = {.want = key};
-    walk_keys(m, "", &w);
-    if (!w.found)
-        fail_msg("no parameter with data under %s", key);
-    return w.found;
-}
-
-/* Expects the parameter of m under key to have the n sizes listed. */
-#define expect_key_shape(m, key, n, ...) \
-    expect_shape(param_at((m), (key)), (n), __VA_ARGS__)
-
 /* SqueezeNet's layers: conv1, fire2 ... fire9, conv10; conv1 3 x 3 of
  * stride 2 and no padding; each Fire's squeeze taking the channels the
  * one before gives; 52 parameters of 1,235,496 values, torchvision's
@@ -406,56 +353,48 @@ static void test_squeezenet_layers(void **state)
                     "squeezenet: num_classes must be positive");
 }
 
-/* A 3 x 3 max pooling of stride 2, as SqueezeNet pools. */
-static Variable *pool3(Variable *x)
-{
-    return F_pooling(x, pair(3), .stride = pair(2));
-}
-
-/* Expects x to be (1, channels, size, size). */
-static void expect_stage(const Variable *x, int channels, int size)
-{
-    expect_shape(x->data, 4, 1, channels, size, size);
-}
+/* One stage of SqueezeNet as the test runs it: the model's layer at
+ * index layer (relu after conv1 and conv10), or a 3 x 3 max pooling of
+ * stride 2 (POOL); and the (1, channels, size, size) it gives for a
+ * 224 x 224 image, torchvision's. */
+enum { POOL = -1 };
+static const struct {
+    int layer, channels, size;
+} squeezenet_stages[] = {
+    {0, 64, 111},   {POOL, 64, 55},  {1, 128, 55},  {2, 128, 55},
+    {POOL, 128, 27}, {3, 256, 27},   {4, 256, 27},  {POOL, 256, 13},
+    {5, 384, 13},   {6, 384, 13},    {7, 512, 13},  {8, 512, 13},
+    {9, 1000, 13},
+};
 
 /* A 224 x 224 image through the model's own layers one by one: conv1
  * (N, 64, 111, 111), pooled 55, fire2, fire3 (128), pooled 27, fire4,
  * fire5 (256), pooled 13, fire6 ... fire9 (384, 384, 512, 512), conv10
- * (1000, 13, 13), torchvision's sizes; and its mean over each map the
- * model's scores (1, 1000) in test mode, all of them >= 0 (a ReLU
- * comes before the mean), and not all 0. */
+ * (1000, 13, 13); and its mean over each map the model's scores (1,
+ * 1000) in test mode, all of them >= 0 (a ReLU comes before the mean),
+ * and not all 0. */
 static void test_squeezenet_stages_224(void **state)
 {
     (void)state;
     nd_random_seed(0);
     Model *m = squeezenet();
     NdArray *x = wave32(ND_SHAPE(1, 3, 224, 224));
-    Variable *y, *h;
+    Variable *y, *h = variable_of_array(x);
     TEST_MODE NO_GRAD {
         y = layer_call(m, x);                       // (1, 1000)
-        h = F_relu(layer_call(m->layers[0], x));
-        expect_stage(h, 64, 111);
-        h = pool3(h);
-        expect_stage(h, 64, 55);
-        h = layer_call(m->layers[1], h);
-        expect_stage(h, 128, 55);
-        h = layer_call(m->layers[2], h);
-        expect_stage(h, 128, 55);
-        h = pool3(h);
-        expect_stage(h, 128, 27);
-        h = layer_call(m->layers[3], h);
-        expect_stage(h, 256, 27);
-        h = layer_call(m->layers[4], h);
-        expect_stage(h, 256, 27);
-        h = pool3(h);
-        expect_stage(h, 256, 13);
-        const int fire_out[4] = {384, 384, 512, 512};
-        for (int i = 0; i < 4; i++) {
-            h = layer_call(m->layers[5 + i], h);
-            expect_stage(h, fire_out[i], 13);
+        for (size_t i = 0; i < sizeof squeezenet_stages /
+                                   sizeof squeezenet_stages[0]; i++) {
+            int layer = squeezenet_stages[i].layer;
+            if (layer == POOL)
+                h = F_pooling(h, pair(3), .stride = pair(2));
+            else if (layer == 0 || layer == 9)
+                h = F_relu(layer_call(m->layers[layer], h));
+            else
+                h = layer_call(m->layers[layer], h);
+            expect_shape(h->data, 4, 1, squeezenet_stages[i].channels,
+                         squeezenet_stages[i].size,
+                         squeezenet_stages[i].size);
         }
-        h = F_relu(layer_call(m->layers[9], h));
-        expect_stage(h, 1000, 13);
     }
     expect_shape(y->data, 2, 1, 1000);
     NdArray *want = nd_mean(h->data, ND_AXES(2, 3), false);  // (1, 1000)
@@ -517,13 +456,7 @@ static void test_squeezenet_pretrained(void **state)
     layer_save_weights(saved, path);
     nd_random_seed(7);
     Model *loaded = squeezenet(.num_classes = 10, .pretrained = path);
-    ParamIter ia = layer_params(saved), ib = layer_params(loaded);
-    for (Parameter *pa; (pa = param_next(&ia));) {
-        Parameter *pb = param_next(&ib);
-        assert_non_null(pb);
-        assert_true(nd_array_equal(pa->variable.data, pb->variable.data));
-    }
-    assert_null(param_next(&ib));
+    expect_same_params(saved, loaded);
     NdArray *x = wave32(ND_SHAPE(1, 3, 33, 35));
     TEST_MODE NO_GRAD {
         Variable *want = layer_call(saved, x), *got = layer_call(loaded, x);
