@@ -1796,9 +1796,9 @@ static void concat_forward(Function *self, NdArray *xs[], NdArray *ys[])
     ys[0] = nd_concatenate(f->n, xs, f->axis);
 }
 
-/* Piece i took sizes[i] entries of y's axis, after those of the pieces
- * before it: its gradient is that slice of gy, a GetItem, whose own
- * gradient puts it back in place. */
+/* Piece i filled as many entries of y's axis as it has, after those of
+ * the pieces before it: its gradient is that slice of gy, a GetItem,
+ * whose own gradient puts it back in place. */
 static void concat_backward(Function *self, Variable *gys[],
                             Variable *gxs[])
 {

@@ -415,6 +415,10 @@ Layer *fire_module(int64_t in_channels, int64_t squeeze_channels,
     return self;
 }
 
+/* The smallest height and width that the three poolings leave at
+ * least 1 x 1: 31 -> conv1 15 -> 7 -> 3 -> 1. */
+enum { SQUEEZENET_MIN_SIZE = 31 };
+
 /* The Fire modules fire2 ... fire9 of SqueezeNet v1.1: the input, the
  * squeeze, the 1 x 1 and the 3 x 3 expansion channels of each. */
 static const int64_t squeezenet_fires[8][4] = {
@@ -423,10 +427,6 @@ static const int64_t squeezenet_fires[8][4] = {
     {256, 48, 192, 192},  {384, 48, 192, 192}, /* fire6, fire7 */
     {384, 64, 256, 256},  {512, 64, 256, 256}, /* fire8, fire9 */
 };
-
-/* The smallest height and width that the three poolings leave at
- * least 1 x 1: 31 -> conv1 15 -> 7 -> 3 -> 1. */
-enum { SQUEEZENET_MIN_SIZE = 31 };
 
 /* A 3 x 3 max pooling of stride 2 and no padding, DeZero's, which
  * rounds the output size down: (H - 3) / 2 + 1. torchvision pools with
