@@ -8,11 +8,11 @@
  * test that makes them), its keys and shapes, the other depths, and
  * the bottlenecks and a building block of few channels. */
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "grad_check.h"
+#include "layer_keys.h"
 #include "scratch.h"
 
 /* ---- Deconv2d */
@@ -148,13 +148,7 @@ static void expect_round_trip(Layer *saved, Layer *fresh, NdArray *x,
     const char *path = in_scratch(file);
     layer_save_weights(saved, path);
     layer_load_weights(fresh, path);
-    ParamIter ia = layer_params(saved), ib = layer_params(fresh);
-    for (Parameter *pa; (pa = param_next(&ia));) {
-        Parameter *pb = param_next(&ib);
-        assert_non_null(pb);
-        assert_true(nd_array_equal(pa->variable.data, pb->variable.data));
-    }
-    assert_null(param_next(&ib));
+    expect_same_params(saved, fresh);
     assert_true(nd_array_equal(layer_call(fresh, x)->data, want->data));
 }
 
@@ -189,52 +183,6 @@ static void test_deconv2d_layer_bad_input(void **state)
 }
 
 /* ---- ResNet */
-
-/* What walk_keys found: the number of parameters, with data or not, and
- * the number of values in those that have data; and the shape of the
- * parameter whose key is want, if any. */
-typedef struct KeyWalk {
-    int nkeys;
-    int64_t nvalues;
-    const char *want;
-    const NdArray *found;
-} KeyWalk;
-
-/* Visits every parameter of layer under its key, prefix/name, as a
- * saved file names it. */
-static void walk_keys(const Layer *layer, const char *prefix, KeyWalk *w)
-{
-    char key[128];
-    for (int i = 0; i < layer->nparams; i++) {
-        const Parameter *p = layer->params[i];
-        snprintf(key, sizeof key, "%s%s", prefix, p->variable.name);
-        w->nkeys++;
-        if (p->variable.data)
-            w->nvalues += p->variable.data->size;
-        if (w->want && strcmp(key, w->want) == 0)
-            w->found = p->variable.data;
-    }
-    for (int i = 0; i < layer->nlayers; i++) {
-        assert_non_null(layer->layer_names[i]);
-        snprintf(key, sizeof key, "%s%s/", prefix, layer->layer_names[i]);
-        walk_keys(layer->layers[i], key, w);
-    }
-}
-
-/* The shape of the parameter of m under key: n axes, then the sizes. */
-static void expect_key_shape(const Layer *m, const char *key, int n, ...)
-{
-    KeyWalk w = {.want = key};
-    walk_keys(m, "", &w);
-    if (!w.found)
-        fail_msg("no parameter with data under %s", key);
-    assert_int_equal(w.found->ndim, n);
-    va_list ap;
-    va_start(ap, n);
-    for (int i = 0; i < n; i++)
-        assert_int_equal(w.found->shape[i], va_arg(ap, int));
-    va_end(ap);
-}
 
 /* ResNet50's layers before the first call: conv1, bn1, res2 ... res5,
  * fc6, as Python's attributes; res4 of a and b1 ... b5; conv1 with a

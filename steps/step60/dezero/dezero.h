@@ -17,7 +17,7 @@
  *                  accuracy; dropout; Max and Min; and the rest of the
  *                  final package: expand_dims, flatten, average,
  *                  LogSoftmax, LeakyReLU, the binary cross-entropies,
- *                  BatchNorm, embed_id
+ *                  BatchNorm, embed_id; concat, which SqueezeNet needs
  *   functions_conv.c
  *                  the functions of convolutional networks: im2col and
  *                  col2im, conv2d (simple, and as one matrix product),
@@ -37,7 +37,8 @@
  *                  the Linear layer, the Conv2d and Deconv2d layers,
  *                  the RNN and LSTM layers; EmbedID and BatchNorm
  *   models.c       Model, a layer to be trained as a whole, which can
- *                  draw its graph; MLP; VGG16; ResNet; Sequential
+ *                  draw its graph; MLP; VGG16; ResNet; SqueezeNet;
+ *                  Sequential
  *   optimizers.c   Optimizer, which updates a model's parameters: SGD,
  *                  MomentumSGD, AdaGrad, AdaDelta, Adam; and the hooks
  *                  WeightDecay, ClipGrad, FreezeParam
@@ -912,6 +913,18 @@ Variable *F_max(Variable *x, int naxes, const int *axes, bool keepdims);
 Variable *F_min(Variable *x, int naxes, const int *axes, bool keepdims);
 #define F_min(x, ...) (F_min)(as_variable(x), __VA_ARGS__)
 
+/* The n pieces of xs joined along axis (negative counts from the end),
+ * all of one dtype and one number of axes, of the same sizes but on
+ * axis: the sizes there add up (Chainer: F.concat(xs, axis); Python's
+ * DeZero has none, and SqueezeNet's Fire modules need it). The
+ * gradient of each piece is its slice of gy, a GetItem. xs is
+ * borrowed; its entries are Variables, since an array of operands has
+ * no static type to convert by (wrap an array in variable_of_array).
+ * Mismatched pieces or an axis out of range stop with an error naming
+ * the piece. */
+Function *concat_function(int n, int axis);
+Variable *F_concat(int n, Variable *xs[], int axis);
+
 /* ================================================= functions_conv.c */
 
 /* Two sizes, along the height and along the width (Python: a (h, w)
@@ -1481,8 +1494,56 @@ Layer *building_block(int n_layers, int64_t mid_channels,
                       int64_t out_channels, int64_t stride,
                       bool downsample_fb);
 
-/* Python's SqueezeNet is a stub whose __init__ and forward do nothing
- * (pass): there is no network to port, and there is none here. */
+/* What squeezenet takes; zero unless set. No DeZero weights file for
+ * SqueezeNet is published (Python's SqueezeNet is an empty stub), so
+ * there is no SQUEEZENET_WEIGHTS_URL, as there is VGG16_WEIGHTS_URL:
+ * a file to load is one's own, such as torchvision's squeezenet1_1
+ * weights saved under these keys (its filters are laid out as
+ * Conv2d's, (OC, C, KH, KW)). */
+typedef struct SqueezeNetOptions {
+    const char *pretrained;     /* the weights file to load, keyed as
+                                 * the model's parameters, conv1/W,
+                                 * fire2/squeeze/b, ... (borrowed);
+                                 * NULL: the random weights drawn */
+    int64_t num_classes;        /* conv10's channels, the scores; 0:
+                                 * 1000, ImageNet's */
+} SqueezeNetOptions;
+
+/* SqueezeNet v1.1 of Iandola et al. (2016), as torchvision's
+ * squeezenet1_1 (Python's DeZero has only a stub), owned by the
+ * innermost pool: conv1, a 3 x 3 convolution of 64 channels and stride
+ * 2, with ReLU; a 3 x 3 max pooling of stride 2; the Fire modules
+ * fire2, fire3 (128 channels out); the pooling; fire4, fire5 (256);
+ * the pooling; fire6 ... fire9 (384, 384, 512, 512); dropout (0.5);
+ * conv10, a 1 x 1 convolution to num_classes channels, with ReLU; and
+ * a global average pooling. Its layers are named conv1, fire2 ...
+ * fire9 (each of squeeze, expand1x1, expand3x3), conv10, so that the
+ * keys of a weights file are conv1/W, fire2/squeeze/W, ..., conv10/b;
+ * its 1,235,496 weights (for 1000 classes) are drawn when it is made,
+ * every input's channels being known. It takes (N, 3, H, W) images, H
+ * and W at least 31, which the poolings take to 1 x 1 (224 for
+ * ImageNet: 111, 55, 27 and 13 after conv1 and each pooling), and
+ * gives (N, num_classes) scores. The poolings are DeZero's, which
+ * round the size down, where torchvision's round up (ceil_mode): the
+ * two agree whenever the sizes pooled are odd, as they are for 224;
+ * for an even one torchvision's keeps one more row or column.
+ * Another input, or a weights file that is missing or does not fit,
+ * stops with an error. */
+Model *squeezenet(SqueezeNetOptions options);
+/* squeezenet(), squeezenet(.num_classes = 10, .pretrained = path). */
+#define squeezenet(...) (squeezenet)((SqueezeNetOptions){__VA_ARGS__})
+
+/* SqueezeNet's Fire module (torchvision: Fire(inplanes,
+ * squeeze_planes, expand1x1_planes, expand3x3_planes)), owned by the
+ * innermost pool: squeeze, a 1 x 1 convolution of in_channels to
+ * squeeze_channels, with ReLU; then, both on its output, expand1x1, a
+ * 1 x 1 convolution to expand1x1_channels, and expand3x3, a 3 x 3 of
+ * padding 1 to expand3x3_channels, each with ReLU, joined along the
+ * channels by F_concat: (N, in_channels, H, W) in, (N,
+ * expand1x1_channels + expand3x3_channels, H, W) out. The weights are
+ * drawn at once. An input of other channels stops with an error. */
+Layer *fire_module(int64_t in_channels, int64_t squeeze_channels,
+                   int64_t expand1x1_channels, int64_t expand3x3_channels);
 
 /* A model of the n layers of layers, each called on the output of the
  * one before, registered as l0, l1, ... (Python: Sequential(*layers)).

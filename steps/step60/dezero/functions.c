@@ -7,7 +7,8 @@
  * without a gradient; dropout; Max and Min; then the rest of the final
  * package, which no step's program calls: expand_dims, flatten,
  * average, LogSoftmax, LeakyReLU, sigmoid_cross_entropy,
- * binary_cross_entropy, BatchNorm and embed_id. Each backward is written
+ * binary_cross_entropy, BatchNorm and embed_id; and concat, which
+ * Python lacks and SqueezeNet needs. Each backward is written
  * with the framework's functions, like core.c's, so that it can be
  * recorded and differentiated again. Each runs on its inputs' device:
  * the arrays common/ computes follow their operands, and the few made
@@ -1774,4 +1775,98 @@ Variable *(F_embed_id)(Variable *x, Variable *W)
     /* held by a Variable of the pool, which an error does not leak */
     Variable *ids = variable(nd_to_device(x->data, get_array_module(W)));
     return F_get_item(W, 1, (NdIndex[]){ND_IDX_ARRAY(ids->data)});
+}
+
+/* ---- Concat: y = the pieces joined along an axis; each gx a slice of
+ * gy. Not in Python's DeZero (Chainer's F.concat): SqueezeNet's Fire
+ * modules join their two expansions along the channels with it. */
+
+/* What a Concat keeps: how many pieces it joins, and along which axis,
+ * counted from the front. */
+typedef struct ConcatFunction {
+    Function function;          /* first: a ConcatFunction * is a
+                                 * Function * */
+    int n;
+    int axis;
+} ConcatFunction;
+
+static void concat_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    const ConcatFunction *f = (const ConcatFunction *)self;
+    ys[0] = nd_concatenate(f->n, xs, f->axis);
+}
+
+/* Piece i filled as many entries of y's axis as it has, after those of
+ * the pieces before it: its gradient is that slice of gy, a GetItem,
+ * whose own gradient puts it back in place. */
+static void concat_backward(Function *self, Variable *gys[],
+                            Variable *gxs[])
+{
+    const ConcatFunction *f = (const ConcatFunction *)self;
+    NdIndex index[ND_MAX_DIMS];
+    for (int d = 0; d < f->axis; d++)
+        index[d] = ND_IDX_ALL;
+    int64_t start = 0;
+    for (int i = 0; i < f->n; i++) {
+        int64_t size = variable_shape(self->inputs[i])[f->axis];
+        index[f->axis] = ND_IDX_SLICE(start, start + size, 1);
+        gxs[i] = F_get_item(gys[0], f->axis + 1, index);
+        start += size;
+    }
+}
+
+static const FunctionClass concat_class = {
+    .name = "Concat",
+    .noutputs = 1,
+    .forward = concat_forward,
+    .backward = concat_backward,
+};
+
+/* A new Concat of n pieces along axis, 0 .. ndim - 1 (Chainer:
+ * Concat(axis)). */
+Function *concat_function(int n, int axis)
+{
+    if (n < 1 || axis < 0 || axis >= ND_MAX_DIMS)
+        nd_error("concat_function", "want at least one piece and an axis "
+                 "in 0 .. %d; got %d and %d", ND_MAX_DIMS - 1, n, axis);
+    ConcatFunction *f = (ConcatFunction *)function_new_sized(
+        &concat_class, sizeof *f);
+    f->n = n;
+    f->axis = axis;
+    return &f->function;
+}
+
+/* The n pieces of xs joined along axis (Chainer: F.concat(xs, axis)):
+ * checked here, so that a mismatch names concat and the piece, then a
+ * new Concat, called on them. */
+Variable *F_concat(int n, Variable *xs[], int axis)
+{
+    if (n < 1 || !xs)
+        nd_error("concat", "want at least one piece to join; got %d", n);
+    for (int i = 0; i < n; i++)
+        if (!xs[i])
+            nd_error("concat", "piece %d is NULL", i);
+    int ndim = variable_ndim(xs[0]);
+    if (ndim == 0)
+        nd_error("concat", "0-d pieces have no axis to join along");
+    check_axes("concat", 1, &axis, ndim);
+    int at = axis < 0 ? axis + ndim : axis;
+    const int64_t *first = variable_shape(xs[0]);
+    for (int i = 1; i < n; i++) {
+        const int64_t *s = variable_shape(xs[i]);
+        if (variable_ndim(xs[i]) != ndim)
+            nd_error("concat", "piece %d has %d axes, piece 0 has %d", i,
+                     variable_ndim(xs[i]), ndim);
+        if (variable_dtype(xs[i]) != variable_dtype(xs[0]))
+            nd_error("concat", "piece %d is %s, piece 0 is %s; convert "
+                     "them to one dtype first", i,
+                     nd_dtype_name(variable_dtype(xs[i])),
+                     nd_dtype_name(variable_dtype(xs[0])));
+        for (int d = 0; d < ndim; d++)
+            if (d != at && s[d] != first[d])
+                nd_error("concat", "piece %d has %lld on axis %d, piece "
+                         "0 has %lld: only axis %d may differ", i,
+                         (long long)s[d], d, (long long)first[d], at);
+    }
+    return function_apply(concat_function(n, at), n, xs);
 }

@@ -3,9 +3,11 @@
  * activation between them; VGG16, the convolutional network of
  * Simonyan and Zisserman (2014), whose ImageNet weights can be loaded,
  * and the preprocessing that turns a picture into its input;
- * Sequential, layers called in turn; and ResNet, the residual network
- * of He et al. (2015), with its bottlenecks and building blocks.
- * Python's SqueezeNet is an empty stub (pass), so there is none. */
+ * Sequential, layers called in turn; ResNet, the residual network of
+ * He et al. (2015), with its bottlenecks and building blocks; and
+ * SqueezeNet v1.1 (Iandola et al. 2016), with its Fire modules, built
+ * from the paper and torchvision's squeezenet1_1, since Python's
+ * SqueezeNet is an empty stub (pass). */
 #include <stdio.h>
 
 #include "dezero.h"
@@ -345,6 +347,152 @@ Model *(resnet)(int n_layers, ResNetOptions options)
                         .name = name);
     }
     layer_add_layer(m, L_linear(1000), .name = "fc6");
+    if (options.pretrained)
+        layer_load_weights(m, options.pretrained);
+    return m;
+}
+
+/* ---- SqueezeNet */
+
+/* Stops with an error naming who unless x is (N, channels, H, W). */
+static void check_images(const char *who, const Variable *x,
+                         int64_t channels)
+{
+    if (variable_ndim(x) != 4)
+        nd_error(who, "takes (N, %lld, H, W) images; got an input of %d "
+                 "axes", (long long)channels, variable_ndim(x));
+    if (variable_shape(x)[1] != channels)
+        nd_error(who, "takes (N, %lld, H, W) images; got %lld channels",
+                 (long long)channels, (long long)variable_shape(x)[1]);
+}
+
+/* s = relu(squeeze(x)), then relu(expand1x1(s)) and relu(expand3x3(s))
+ * joined along the channels (torchvision: Fire.forward). Its layers
+ * are squeeze, expand1x1, expand3x3, in that order. */
+static Variable *fire_module_forward(Layer *self, Variable *x)
+{
+    const Conv2dLayer *squeeze = (const Conv2dLayer *)self->layers[0];
+    check_images("Fire", x, squeeze->in_channels);     // (N, C, H, W)
+    Variable *s = F_relu(layer_call(self->layers[0], x));  // (N, S, H, W)
+    Variable *e[2] = {
+        F_relu(layer_call(self->layers[1], s)),         // (N, E1, H, W)
+        F_relu(layer_call(self->layers[2], s)),         // (N, E3, H, W)
+    };
+    return F_concat(2, e, 1);                       // (N, E1 + E3, H, W)
+}
+
+static const LayerClass fire_module_class = {
+    .name = "Fire",
+    .forward = fire_module_forward,
+};
+
+/* A new Fire module (torchvision: Fire(inplanes, squeeze_planes,
+ * expand1x1_planes, expand3x3_planes)): three convolutions, their
+ * input channels known, so their weights are drawn at once. */
+Layer *fire_module(int64_t in_channels, int64_t squeeze_channels,
+                   int64_t expand1x1_channels, int64_t expand3x3_channels)
+{
+    if (in_channels < 1 || squeeze_channels < 1 ||
+        expand1x1_channels < 1 || expand3x3_channels < 1)
+        nd_error("fire_module", "sizes must be positive: in_channels "
+                 "%lld, squeeze %lld, expand1x1 %lld, expand3x3 %lld",
+                 (long long)in_channels, (long long)squeeze_channels,
+                 (long long)expand1x1_channels,
+                 (long long)expand3x3_channels);
+    Layer *self = layer_new(&fire_module_class, sizeof *self);
+    layer_add_layer(self, L_conv2d(squeeze_channels, pair(1),
+                                   .stride = pair(1),
+                                   .in_channels = in_channels),
+                    .name = "squeeze");
+    layer_add_layer(self, L_conv2d(expand1x1_channels, pair(1),
+                                   .stride = pair(1),
+                                   .in_channels = squeeze_channels),
+                    .name = "expand1x1");
+    layer_add_layer(self, L_conv2d(expand3x3_channels, pair(3),
+                                   .stride = pair(1), .pad = pair(1),
+                                   .in_channels = squeeze_channels),
+                    .name = "expand3x3");
+    return self;
+}
+
+/* The smallest height and width that the three poolings leave at
+ * least 1 x 1: 31 -> conv1 15 -> 7 -> 3 -> 1. */
+enum { SQUEEZENET_MIN_SIZE = 31 };
+
+/* The Fire modules fire2 ... fire9 of SqueezeNet v1.1: the input, the
+ * squeeze, the 1 x 1 and the 3 x 3 expansion channels of each. */
+static const int64_t squeezenet_fires[8][4] = {
+    {64, 16, 64, 64},     {128, 16, 64, 64},   /* fire2, fire3 */
+    {128, 32, 128, 128},  {256, 32, 128, 128}, /* fire4, fire5 */
+    {256, 48, 192, 192},  {384, 48, 192, 192}, /* fire6, fire7 */
+    {384, 64, 256, 256},  {512, 64, 256, 256}, /* fire8, fire9 */
+};
+
+/* A 3 x 3 max pooling of stride 2 and no padding, DeZero's, which
+ * rounds the output size down: (H - 3) / 2 + 1. torchvision pools with
+ * ceil_mode=True, which rounds up, keeping a last window that runs off
+ * the edge. The two agree when H is odd, as every pooled size is for a
+ * 224 x 224 input (111, 55, 27); for an even H the floor drops the last
+ * row (and column), where torchvision's would keep one more. */
+static Variable *squeezenet_pool(Variable *x)
+{
+    return F_pooling(x, pair(3), .stride = pair(2));
+}
+
+/* relu(conv1(x)), pooled; fire2, fire3, pooled; fire4, fire5, pooled;
+ * fire6 ... fire9; dropout (0.5); relu(conv10(...)); and the global
+ * average pooling (torchvision: SqueezeNet.forward, version 1.1). The
+ * shapes are those of a 224 x 224 input. Its layers are conv1,
+ * fire2 ... fire9, conv10. */
+static Variable *squeezenet_forward(Layer *self, Variable *x)
+{
+    check_images("SqueezeNet", x, 3);
+    const int64_t *s = variable_shape(x);
+    if (s[2] < SQUEEZENET_MIN_SIZE || s[3] < SQUEEZENET_MIN_SIZE)
+        nd_error("SqueezeNet", "takes images of at least %d x %d, which "
+                 "its poolings leave 1 x 1; got %lld x %lld",
+                 SQUEEZENET_MIN_SIZE, SQUEEZENET_MIN_SIZE,
+                 (long long)s[2], (long long)s[3]);
+    x = F_relu(layer_call(self->layers[0], x));     // (N, 64, 111, 111)
+    x = squeezenet_pool(x);                         // (N, 64, 55, 55)
+    for (int i = 1; i <= 8; i++) {
+        if (i == 3 || i == 5)       /* before fire4 and fire6 */
+            x = squeezenet_pool(x); // (N, 128, 27, 27), (N, 256, 13, 13)
+        x = layer_call(self->layers[i], x);         // (N, 512, 13, 13)
+    }
+    x = F_dropout(x, 0.5);
+    x = F_relu(layer_call(self->layers[9], x));     // (N, 1000, 13, 13)
+    return global_average_pooling_2d(x);            // (N, 1000)
+}
+
+static const LayerClass squeezenet_class = {
+    .name = "SqueezeNet",
+    .forward = squeezenet_forward,
+};
+
+/* A new SqueezeNet v1.1 (torchvision: squeezenet1_1(num_classes)):
+ * conv1, the Fire modules, conv10; every weight drawn at once, as
+ * every input's channels are known, then replaced by those of the file
+ * options.pretrained names, if any. */
+Model *(squeezenet)(SqueezeNetOptions options)
+{
+    int64_t num_classes = options.num_classes ? options.num_classes
+                                              : 1000;
+    if (num_classes < 1)
+        nd_error("squeezenet", "num_classes must be positive; got %lld",
+                 (long long)num_classes);
+    Layer *m = layer_new(&squeezenet_class, sizeof *m);
+    layer_add_layer(m, L_conv2d(64, pair(3), .stride = pair(2),
+                                .in_channels = 3), .name = "conv1");
+    for (int i = 0; i < 8; i++) {
+        const int64_t *f = squeezenet_fires[i];
+        char name[16];
+        snprintf(name, sizeof name, "fire%d", i + 2);
+        layer_add_layer(m, fire_module(f[0], f[1], f[2], f[3]),
+                        .name = name);
+    }
+    layer_add_layer(m, L_conv2d(num_classes, pair(1), .stride = pair(1),
+                                .in_channels = 512), .name = "conv10");
     if (options.pretrained)
         layer_load_weights(m, options.pretrained);
     return m;
