@@ -328,10 +328,13 @@ done
 # picture classifies a grid of 4.3 million points, which valgrind takes
 # over a minute on: DEZERO_GRID_STEP makes the grid 100 times coarser
 # here, the same code on 43,000 points (the golden test runs it whole).
-# A step that reads data gets its inputs (tests/golden/inputs.tsv) in
-# the scratch folder; step 51's MNIST takes valgrind minutes an epoch
-# even on the tiny set, so valgrind sees one epoch (DEZERO_EPOCHS) of
-# 100 training and 100 test images: every line of the program, once.
+# A training loop is as well checked in a few rounds as in thousands:
+# valgrind sees 100 of the 10,000 iterations of steps 43-46
+# (DEZERO_ITERS) and one epoch (DEZERO_EPOCHS) of the training from
+# step 48 on. A step that reads data gets its inputs
+# (tests/golden/inputs.tsv) in the scratch folder; step 51's MNIST takes
+# valgrind minutes an epoch even on the tiny set, so valgrind sees 100
+# training and 100 test images: every line of the program, once.
 # GPU support is off (ND_GPU_LIBRARY names no library), as in the golden
 # runs: step 52 then trains on the CPU without opening the CUDA
 # libraries, whose loading valgrind flags inside the dynamic loader.
@@ -358,7 +361,7 @@ leak_check() {   # NN
     local status=0 run
     for ((run = 1; run <= ${runs:-1} && status == 0; run++)); do
         report=$(cd "$scratch" && DEZERO_CACHE_DIR=$scratch DEZERO_OFFLINE=1 \
-            DEZERO_GRID_STEP=0.01 DEZERO_EPOCHS=1 \
+            DEZERO_GRID_STEP=0.01 DEZERO_ITERS=100 DEZERO_EPOCHS=1 \
             ND_GPU_LIBRARY=/nonexistent/libnd_cuda.so \
             "${VALGRIND[@]}" "$program" 2>&1 >/dev/null)
         status=$?

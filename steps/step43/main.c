@@ -6,7 +6,8 @@
  * printing the loss every 1,000. The data and the initial weights come
  * from NumPy's generator seeded with 0, so the numbers are Python's.
  * Then the points go to data.csv, the network's curve over [0, 1) to
- * fit.csv, and gnuplot draws both into fit.svg. */
+ * fit.csv, and gnuplot draws both into fit.svg. DEZERO_ITERS=N runs N
+ * iterations instead of 10,000. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -75,6 +76,22 @@ static bool plot(const Variable *x, const Variable *y)
     return drawn;
 }
 
+/* How many iterations to run: Python's 10,000, or $DEZERO_ITERS where
+ * it is set. The test suite sets 100 for the run under valgrind, which
+ * checks every line of the loop as well in 100 rounds as in 10,000. */
+static int max_iters(void)
+{
+    const char *text = getenv("DEZERO_ITERS");
+    if (!text || !*text)
+        return 10000;
+    char *end;
+    long n = strtol(text, &end, 10);
+    if (*end || n < 1 || n > 1000000)
+        nd_error("max_iters", "DEZERO_ITERS=%s: want a number of "
+                 "iterations from 1 to 1000000", text);
+    return (int)n;
+}
+
 int main(void)
 {
     Pool *pool = pool_new();
@@ -92,7 +109,7 @@ int main(void)
     b2 = variable(nd_zeros(ND_FLOAT64, ND_SHAPE(O)));
 
     double lr = 0.2;
-    int iters = 10000;
+    int iters = max_iters();
     for (int i = 0; i < iters; i++) {
         Pool *iteration = pool_new();
         Variable *y_pred = predict(x);

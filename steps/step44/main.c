@@ -5,7 +5,8 @@
  * input's width is known. The training loop updates whatever
  * parameters each layer has. 10,000 iterations, the loss printed every
  * 1,000, as in Python; then the data and the network's curve go to
- * data.csv and fit.csv, and gnuplot draws them into fit.svg. */
+ * data.csv and fit.csv, and gnuplot draws them into fit.svg.
+ * DEZERO_ITERS=N runs N iterations instead of 10,000. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,6 +65,22 @@ static bool plot(const Variable *x, const Variable *y)
     return drawn;
 }
 
+/* How many iterations to run: Python's 10,000, or $DEZERO_ITERS where
+ * it is set. The test suite sets 100 for the run under valgrind, which
+ * checks every line of the loop as well in 100 rounds as in 10,000. */
+static int max_iters(void)
+{
+    const char *text = getenv("DEZERO_ITERS");
+    if (!text || !*text)
+        return 10000;
+    char *end;
+    long n = strtol(text, &end, 10);
+    if (*end || n < 1 || n > 1000000)
+        nd_error("max_iters", "DEZERO_ITERS=%s: want a number of "
+                 "iterations from 1 to 1000000", text);
+    return (int)n;
+}
+
 int main(void)
 {
     Pool *pool = pool_new();
@@ -78,7 +95,7 @@ int main(void)
     l2 = L_linear(1);
 
     double lr = 0.2;
-    int iters = 10000;
+    int iters = max_iters();
     for (int i = 0; i < iters; i++) {
         Pool *iteration = pool_new();
         Variable *y_pred = predict(x);

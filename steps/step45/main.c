@@ -6,7 +6,8 @@
  * both layers. 10,000 iterations, the loss printed every 1,000, as in
  * Python; then the data and the network's curve go to data.csv and
  * fit.csv, drawn into fit.svg, and the model's graph, with each
- * variable's shape and dtype, into model.svg. */
+ * variable's shape and dtype, into model.svg. DEZERO_ITERS=N runs N
+ * iterations instead of 10,000. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,6 +93,22 @@ static bool plot(const Variable *x, const Variable *y)
     return drawn;
 }
 
+/* How many iterations to run: Python's 10,000, or $DEZERO_ITERS where
+ * it is set. The test suite sets 100 for the run under valgrind, which
+ * checks every line of the loop as well in 100 rounds as in 10,000. */
+static int max_iters(void)
+{
+    const char *text = getenv("DEZERO_ITERS");
+    if (!text || !*text)
+        return 10000;
+    char *end;
+    long n = strtol(text, &end, 10);
+    if (*end || n < 1 || n > 1000000)
+        nd_error("max_iters", "DEZERO_ITERS=%s: want a number of "
+                 "iterations from 1 to 1000000", text);
+    return (int)n;
+}
+
 int main(void)
 {
     Pool *pool = pool_new();
@@ -103,7 +120,7 @@ int main(void)
     nd_release(noise);
 
     double lr = 0.2;
-    int max_iter = 10000;
+    int max_iter = max_iters();
     int hidden_size = 10;
     model = two_layer_net(hidden_size, 1);
 

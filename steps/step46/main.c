@@ -4,7 +4,8 @@
  * (10, 1) and an SGD optimizer that updates every parameter of the
  * model with a gradient. 10,000 iterations, the loss printed every
  * 1,000, as in Python; then the data and the network's curve go to
- * data.csv and fit.csv, and gnuplot draws them into fit.svg. */
+ * data.csv and fit.csv, and gnuplot draws them into fit.svg.
+ * DEZERO_ITERS=N runs N iterations instead of 10,000. */
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -49,6 +50,22 @@ static bool plot(const Variable *x, const Variable *y)
     return drawn;
 }
 
+/* How many iterations to run: Python's 10,000, or $DEZERO_ITERS where
+ * it is set. The test suite sets 100 for the run under valgrind, which
+ * checks every line of the loop as well in 100 rounds as in 10,000. */
+static int max_iters(void)
+{
+    const char *text = getenv("DEZERO_ITERS");
+    if (!text || !*text)
+        return 10000;
+    char *end;
+    long n = strtol(text, &end, 10);
+    if (*end || n < 1 || n > 1000000)
+        nd_error("max_iters", "DEZERO_ITERS=%s: want a number of "
+                 "iterations from 1 to 1000000", text);
+    return (int)n;
+}
+
 int main(void)
 {
     Pool *pool = pool_new();
@@ -60,7 +77,7 @@ int main(void)
     nd_release(noise);
 
     double lr = 0.2;
-    int max_iter = 10000;
+    int max_iter = max_iters();
     int hidden_size = 10;
     model = mlp(ND_SHAPE(hidden_size, 1), NULL);
     Optimizer *optimizer = optimizer_setup(sgd(lr), model);
