@@ -363,6 +363,17 @@ static NdArray as_matrix(const NdArray *x, bool as_row)
     return m;
 }
 
+/* out, a product computed in a working dtype, as a result of dtype:
+ * itself, or its cast, out then released. Takes out's reference. */
+static NdArray *as_result(NdArray *out, NdDtype dtype)
+{
+    if (out->dtype == dtype)
+        return out;
+    NdArray *cast = nd_astype(out, dtype);
+    nd_release(out);
+    return cast;
+}
+
 /* op(a) @ op(b) on the GPU, into a new array of dtype and shape: one
  * gemm, on int64 copies of integer and bool operands whose result is
  * then cast back (a bool product is "any", as on the host). */
@@ -382,11 +393,7 @@ static NdArray *gpu_product(const char *name, const NdArray *a,
     nd_gpu_check(name, nd_gpu()->gemm(&mc, &ma, trans_a, &mb, trans_b));
     nd_release(ca);
     nd_release(cb);
-    if (work == dtype)
-        return out;
-    NdArray *cast = nd_astype(out, dtype);
-    nd_release(out);
-    return cast;
+    return as_result(out, dtype);
 }
 
 /* ------------------------------------------------------------ products */
@@ -482,11 +489,7 @@ static NdArray *stacked_product(const char *name, const NdArray *a,
     }
     nd_release(ca);
     nd_release(cb);
-    if (work == dtype)
-        return out;
-    NdArray *cast = nd_astype(out, dtype);
-    nd_release(out);
-    return cast;
+    return as_result(out, dtype);
 }
 
 /* The contracted axes must match: NumPy's "not aligned" message, with
