@@ -111,13 +111,15 @@ typedef struct Framework {
 /* One pass of step 57's F_conv2d as a training step runs it: forward,
  * then backward from y seeded with ones (as backward seeds any output),
  * in a pool drained at the end so that each pass frees its graph and
- * its gradients. Beyond the floor's three GEMMs (the same three: col
- * W^T; gW as gy^T col, the floor's col^T gy transposed; gcol = gy W)
- * it does, all counted against it: im2col of x twice (forward, and
- * again in Conv2DGradW), the bias add, the copy of y (N*OH*OW, OC) to
- * (N, OC, OH, OW), the ones of the seed, two copies of gy back to
- * (N*OH*OW, OC) (Deconv2d and Conv2DGradW each make one), col2im,
- * the sum of gy for gb, and the graph's Variables and Functions. */
+ * its gradients. Its products are the floor's three, made image by
+ * image (a GEMM an image, y and gy in (N, OC, OH*OW) as they are):
+ * y[n] = W col[n], the transpose of the floor's rows of col W^T; gW as
+ * the sum over the images of gy[n] col[n]^T, the floor's col^T gy
+ * transposed; gcol[n] = W^T gy[n], the floor's gy W transposed. Beyond
+ * them it does, all counted against it: im2col of x twice (forward,
+ * and again in Conv2DGradW), the bias add, the ones of the seed,
+ * col2im, the sums of gy for gb and of the images' gW, and the graph's
+ * Variables and Functions. */
 static void framework_pass(const Framework *m)
 {
     Pool *pass = pool_new();

@@ -8,7 +8,7 @@
 #   NumPy running DeZero's im2col_array and col2im_array (Debian's
 #   python3-numpy: conv_numpy.py),
 # with our ratio to each; and the framework's own row, step 57's
-# F_conv2d (one GEMM over im2col, with its backward) through Variables,
+# F_conv2d (a GEMM an image over im2col, with its backward) through Variables,
 # timed in turn with the floor in the same process (build/conv), with
 # its ratio to the floor. Issue 16 asks for at most 1.5 times the floor.
 set -u

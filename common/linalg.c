@@ -1,8 +1,9 @@
-/* linalg.c - matrix products: nd_matmul, nd_matmul_t and nd_dot. A float
- * or complex product calls the BLAS routine NumPy 1.24 calls for the same
- * shapes (gemm, gemv, dot or syrk), so results agree with NumPy's to the
- * bit; integers and bools are summed in int64. On the GPU every product
- * is one gemm (cuBLAS, or an int64 kernel). */
+/* linalg.c - matrix products: nd_matmul, nd_matmul_t (also over stacks
+ * of matrices) and nd_dot. A float or complex product calls the BLAS
+ * routine NumPy 1.24 calls for the same shapes (gemm, gemv, dot or
+ * syrk), so results agree with NumPy's to the bit; integers and bools
+ * are summed in int64. On the GPU every product is one gemm (cuBLAS, or
+ * an int64 kernel), one per matrix of a stack. */
 #include <cblas.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -362,6 +363,17 @@ static NdArray as_matrix(const NdArray *x, bool as_row)
     return m;
 }
 
+/* out, a product computed in a working dtype, as a result of dtype:
+ * itself, or its cast, out then released. Takes out's reference. */
+static NdArray *as_result(NdArray *out, NdDtype dtype)
+{
+    if (out->dtype == dtype)
+        return out;
+    NdArray *cast = nd_astype(out, dtype);
+    nd_release(out);
+    return cast;
+}
+
 /* op(a) @ op(b) on the GPU, into a new array of dtype and shape: one
  * gemm, on int64 copies of integer and bool operands whose result is
  * then cast back (a bool product is "any", as on the host). */
@@ -381,11 +393,7 @@ static NdArray *gpu_product(const char *name, const NdArray *a,
     nd_gpu_check(name, nd_gpu()->gemm(&mc, &ma, trans_a, &mb, trans_b));
     nd_release(ca);
     nd_release(cb);
-    if (work == dtype)
-        return out;
-    NdArray *cast = nd_astype(out, dtype);
-    nd_release(out);
-    return cast;
+    return as_result(out, dtype);
 }
 
 /* ------------------------------------------------------------ products */
@@ -426,13 +434,71 @@ static NdArray *product(const char *name, const NdArray *a, bool trans_a,
     return out;
 }
 
+/* Matrix s of a stack x (S, rows, cols), or x itself when it is one
+ * matrix, which np.matmul uses for every matrix of the other operand's
+ * stack: a header onto x's elements, owning nothing. */
+static NdArray stack_matrix(const NdArray *x, int64_t s)
+{
+    NdArray m = *x;
+    if (x->ndim == 3) {
+        m.ndim = 2;
+        m.shape[0] = x->shape[1];
+        m.shape[1] = x->shape[2];
+        m.shape[2] = 0;
+        m.size = x->shape[1] * x->shape[2];
+        m.data = (char *)x->data +
+                 (size_t)(s * m.size) * nd_dtype_size(x->dtype);
+    }
+    return m;
+}
+
+/* op(a) @ op(b) for each matrix of a stack (np.matmul of 3-D operands,
+ * op transposing the last two axes): a new array (S, rows of op(a),
+ * columns of op(b)), each matrix computed as product computes a 2-D
+ * one, so on one thread when it is small. Integers are summed in int64
+ * and cast back, as on the GPU. */
+static NdArray *stacked_product(const char *name, const NdArray *a,
+                                bool trans_a, const NdArray *b,
+                                bool trans_b)
+{
+    NdDtype dtype = nd_promote(a->dtype, b->dtype);
+    bool exact = !nd_dtype_is_float(dtype) && !nd_dtype_is_complex(dtype);
+    NdDtype work = exact ? ND_INT64 : dtype;
+    int64_t stack = a->ndim == 3 ? a->shape[0] : b->shape[0];
+    NdArray a0 = stack_matrix(a, 0), b0 = stack_matrix(b, 0);
+    Operand oa = operand(&a0, trans_a, true);
+    Operand ob = operand(&b0, trans_b, false);
+    check_blas_limits(name, &oa, &ob);
+    NdArray *ca = nd_as_dtype(a, work), *cb = nd_as_dtype(b, work);
+    NdArray *out = nd_empty_on(a->device, work,
+                               ND_SHAPE(stack, oa.rows, ob.cols));
+    for (int64_t s = 0; s < stack; s++) {
+        NdArray ma = stack_matrix(ca, s), mb = stack_matrix(cb, s);
+        NdArray mc = stack_matrix(out, s);
+        if (a->device == ND_CUDA) {
+            nd_gpu_check(name, nd_gpu()->gemm(&mc, &ma, trans_a, &mb,
+                                              trans_b));
+            continue;
+        }
+        oa = operand(&ma, trans_a, true);
+        ob = operand(&mb, trans_b, false);
+        if (exact)
+            integer_product(&ma, &oa, &mb, &ob, &mc);
+        else
+            float_product(&oa, &ob, &mc);
+    }
+    nd_release(ca);
+    nd_release(cb);
+    return as_result(out, dtype);
+}
+
 /* The contracted axes must match: NumPy's "not aligned" message, with
  * ".T" after a shape the product transposes. */
 static void check_aligned(const char *name, const NdArray *a, bool trans_a,
                           const NdArray *b, bool trans_b)
 {
-    int axis_a = trans_a ? 0 : a->ndim - 1;
-    int axis_b = trans_b ? b->ndim - 1 : 0;
+    int axis_a = trans_a ? a->ndim - 2 : a->ndim - 1;
+    int axis_b = trans_b || b->ndim == 1 ? b->ndim - 1 : b->ndim - 2;
     if (a->shape[axis_a] == b->shape[axis_b])
         return;
     char sa[ND_SHAPE_TEXT], sb[ND_SHAPE_TEXT];
@@ -468,12 +534,17 @@ NdArray *nd_matmul_t(const NdArray *a, bool trans_a, const NdArray *b,
                      bool trans_b)
 {
     nd_same_device("nd_matmul_t", 2, (const NdArray *const[]){a, b});
-    if (a->ndim != 2 || b->ndim != 2) {
+    bool stacks = a->ndim == 3 && b->ndim == 3;
+    if (a->ndim < 2 || a->ndim > 3 || b->ndim < 2 || b->ndim > 3 ||
+        (stacks && a->shape[0] != b->shape[0])) {
         char sa[ND_SHAPE_TEXT], sb[ND_SHAPE_TEXT];
-        nd_error("nd_matmul_t", "operands must be 2-D, got shapes %s and "
-                 "%s", nd_shape_text(sa, a), nd_shape_text(sb, b));
+        nd_error("nd_matmul_t", "operands must be 2-D, or 3-D stacks of "
+                 "one length, got shapes %s and %s", nd_shape_text(sa, a),
+                 nd_shape_text(sb, b));
     }
     check_aligned("nd_matmul_t", a, trans_a, b, trans_b);
+    if (a->ndim == 3 || b->ndim == 3)
+        return stacked_product("nd_matmul_t", a, trans_a, b, trans_b);
     return product("nd_matmul_t", a, trans_a, b, trans_b);
 }
 

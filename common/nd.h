@@ -242,7 +242,11 @@ NdArray *nd_stack(int n, NdArray *const *arrays, int axis);
  * cblas_sgemm/dgemm; integers are multiplied in int64. */
 NdArray *nd_matmul(const NdArray *a, const NdArray *b);
 /* op(a) @ op(b) where op transposes when the flag is set; the transposed
- * operand is passed to BLAS as a flag, not copied. 2-D only. */
+ * operand is passed to BLAS as a flag, not copied. 2-D operands, or a
+ * stack (S, rows, cols) on either side or both (the same S), as
+ * np.matmul: op then transposes each matrix, a 2-D operand is used for
+ * every matrix of the other's stack, and the result is (S, rows,
+ * cols), one product per matrix. */
 NdArray *nd_matmul_t(const NdArray *a, bool trans_a, const NdArray *b,
                      bool trans_b);
 /* np.dot for 1-D and 2-D operands. */

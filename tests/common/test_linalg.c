@@ -261,6 +261,43 @@ static void test_matmul_t(void **state)
 
 /* x @ x.T and x.T @ x go through syrk, as in NumPy; the lower triangle
  * is mirrored from the upper one. */
+/* Stacks of matrices, as np.matmul: a 2-D operand is used for every
+ * matrix of the other's stack; op transposes each matrix. */
+static void test_matmul_t_stacks(void **state)
+{
+    (void)state;
+    NdArray *a = arange_f64(0, ND_SHAPE(2, 2, 3));
+    NdArray *b = arange_f64(0, ND_SHAPE(3, 2));
+    NdArray *c = arange_f64(0, ND_SHAPE(2, 3, 2));
+    NdArray *w = arange_f64(1, ND_SHAPE(2, 3));
+    NdArray *ab = nd_matmul_t(a, false, b, false);      /* a @ b */
+    EXPECT_ARRAY(ab, ND_FLOAT64, ND_SHAPE(2, 2, 2),
+                 10, 13, 28, 40, 46, 67, 64, 94);
+    NdArray *tt = nd_matmul_t(a, true, c, true);    /* a^T @ c^T, each */
+    EXPECT_ARRAY(tt, ND_FLOAT64, ND_SHAPE(2, 3, 3),
+                 3, 9, 15, 4, 14, 24, 5, 19, 33,
+                 99, 129, 159, 112, 146, 180, 125, 163, 201);
+    NdArray *wa = nd_matmul_t(w, false, a, true);   /* w @ a[s]^T */
+    EXPECT_ARRAY(wa, ND_FLOAT64, ND_SHAPE(2, 2, 2),
+                 8, 26, 17, 62, 44, 62, 107, 152);
+    /* float32 stacks give float32; uint8 ones wrap as NumPy's do. */
+    NdArray *a32 = nd_astype(a, ND_FLOAT32), *b32 = nd_astype(b, ND_FLOAT32);
+    NdArray *ab32 = nd_matmul_t(a32, false, b32, false);
+    EXPECT_ARRAY(ab32, ND_FLOAT32, ND_SHAPE(2, 2, 2),
+                 10, 13, 28, 40, 46, 67, 64, 94);
+    NdArray *a8 = nd_astype(a, ND_UINT8);
+    NdArray *forty = nd_scalar(40.0);
+    NdArray *b40 = nd_mul(b, forty);
+    NdArray *b8 = nd_astype(b40, ND_UINT8);
+    NdArray *ab8 = nd_matmul_t(a8, false, b8, false);
+    EXPECT_ARRAY(ab8, ND_UINT8, ND_SHAPE(2, 2, 2),
+                 144, 8, 96, 64, 48, 120, 0, 176);
+    NdArray *all[] = {a, b, c, w, ab, tt, wa, a32, b32, ab32, a8, forty,
+                      b40, b8, ab8};
+    for (size_t k = 0; k < sizeof all / sizeof *all; k++)
+        nd_release(all[k]);
+}
+
 static void test_matmul_gram(void **state)
 {
     (void)state;
@@ -339,7 +376,16 @@ static void test_shape_errors(void **state)
                     "shapes (2,3) and (4,5).T not aligned: 3 (dim 1) != "
                     "5 (dim 1)");
     EXPECT_ND_ERROR(nd_matmul_t(v3, false, a23, true), "nd_matmul_t: "
-                    "operands must be 2-D, got shapes (3,) and (2,3)");
+                    "operands must be 2-D, or 3-D stacks of one length, "
+                    "got shapes (3,) and (2,3)");
+    NdArray *other = nd_zeros(ND_FLOAT64, ND_SHAPE(3, 4, 5));
+    EXPECT_ND_ERROR(nd_matmul_t(cube, false, other, false), "nd_matmul_t: "
+                    "operands must be 2-D, or 3-D stacks of one length, "
+                    "got shapes (2,3,4) and (3,4,5)");
+    EXPECT_ND_ERROR(nd_matmul_t(cube, true, a45, false), "nd_matmul_t: "
+                    "shapes (2,3,4).T and (4,5) not aligned: 3 (dim 1) != "
+                    "4 (dim 0)");
+    nd_release(other);
 
     EXPECT_ND_ERROR(nd_dot(a23, a45), "nd_dot: shapes (2,3) and (4,5) "
                     "not aligned: 3 (dim 1) != 4 (dim 0)");
@@ -402,6 +448,7 @@ int main(void)
         cmocka_unit_test(test_matmul_complex),
         cmocka_unit_test(test_matmul_zero_sizes),
         cmocka_unit_test(test_matmul_t),
+        cmocka_unit_test(test_matmul_t_stacks),
         cmocka_unit_test(test_matmul_gram),
         cmocka_unit_test(test_dot),
         cmocka_unit_test(test_shape_errors),

@@ -96,6 +96,18 @@ static NdArray *im2col_of(const NdArray *x, const ConvFunction *f,
                      f->stride.w, f->pad.h, f->pad.w, to_matrix);
 }
 
+/* x's windows (N, C*KH*KW, OH*OW), from im2col's 6-D layout: a matrix
+ * per image, a column per window. */
+static NdArray *columns_of(const NdArray *x, const ConvFunction *f)
+{
+    NdArray *col = im2col_of(x, f, false);      // (N, C, KH, KW, OH, OW)
+    const int64_t *s = col->shape;
+    NdArray *columns = nd_reshape(col, ND_SHAPE(s[0], s[1] * s[2] * s[3],
+                                                s[4] * s[5]));
+    nd_release(col);
+    return columns;
+}
+
 static NdArray *col2im_of(const NdArray *col, const int64_t *image_shape,
                           const ConvFunction *f, bool to_matrix)
 {
@@ -245,26 +257,29 @@ static Variable *conv2d_grad_W(Variable *x, Variable *gy, Pair kernel,
                                Pair stride, Pair pad);
 
 /* y[n, oc] = sum over c, kh, kw of W[oc, c, kh, kw] times x's window,
- * for every window: with the windows as the rows of im2col's matrix
- * and the filters as the rows of W (OC, C*KH*KW), all of y is one
- * product, col W^T, which BLAS computes in one GEMM (Python:
- * np.tensordot of the 6-D col and W, which NumPy also makes one
- * matrix product). */
+ * for every window: with the filters as the rows of W (OC, C*KH*KW)
+ * and image n's windows as the columns of its matrix (C*KH*KW, OH*OW)
+ * (im2col's 6-D layout), y[n] is the product W col[n], one GEMM an
+ * image. Python's np.tensordot of the 6-D col and W makes one product
+ * col W^T (N*OH*OW, OC) and hands back its transpose, a view, which
+ * the next operation copies; ours comes out (N, OC, OH*OW) already, so
+ * no array of y's size is written twice, and BLAS reads W as it is. */
 static void conv2d_forward(Function *self, NdArray *xs[], NdArray *ys[])
 {
     const ConvFunction *f = (const ConvFunction *)self;
     const NdArray *x = xs[0], *W = xs[1];   // (N, C, H, W), (OC, C, KH, KW)
     int64_t N = x->shape[0], OC = W->shape[0];
     Pair out = conv_outsize(x->shape, f->kernel, f->stride, f->pad);
-    NdArray *col = im2col_of(x, f, true);           // (N*OH*OW, C*KH*KW)
+    NdArray *col = columns_of(x, f);                // (N, C*KH*KW, OH*OW)
     NdArray *W2 = nd_reshape(W, ND_SHAPE(OC, -1));  // (OC, C*KH*KW)
-    NdArray *t = nd_matmul_t(col, false, W2, true); // (N*OH*OW, OC)
-    if (f->has_bias)
-        nd_iadd(t, xs[2]);                          // b: (OC,)
-    NdArray *t4 = nd_reshape(t, ND_SHAPE(N, out.h, out.w, OC));
-    ys[0] = nd_transpose(t4, ND_AXES(0, 3, 1, 2));  // (N, OC, OH, OW)
-    nd_release(t4);
-    nd_release(t);
+    NdArray *y = nd_matmul_t(W2, false, col, false);    // (N, OC, OH*OW)
+    ys[0] = nd_reshape(y, ND_SHAPE(N, OC, out.h, out.w));
+    if (f->has_bias) {
+        NdArray *b4 = nd_reshape(xs[2], ND_SHAPE(1, OC, 1, 1));
+        nd_iadd(ys[0], b4);
+        nd_release(b4);
+    }
+    nd_release(y);
     nd_release(W2);
     nd_release(col);
 }
@@ -309,30 +324,34 @@ Variable *(F_conv2d)(Variable *x, Variable *W, Variable *b, ConvOptions o)
 
 /* The adjoint of Conv2d's forward in x: each element of x (N, C, H, W)
  * spreads over a window of the output through the filter W (C, OC, KH,
- * KW). One product x W (N*H*W, C) (C, OC*KH*KW) gives every window's
- * contribution, in the layout of im2col's matrix for the output, and
- * col2im adds the overlapping windows up (Python: np.tensordot, then
- * col2im_array). */
+ * KW). The product W^T x[n] (OC*KH*KW, C) (C, H*W) gives every window's
+ * contribution of image n, a GEMM an image, in the 6-D layout of
+ * im2col for the output, and col2im adds the overlapping windows up
+ * (Python: np.tensordot, then col2im_array). x is read as it is: no
+ * copy of it turned (N*H*W, C). */
 static void deconv2d_forward(Function *self, NdArray *xs[], NdArray *ys[])
 {
     const ConvFunction *f = (const ConvFunction *)self;
     const NdArray *x = xs[0], *W = xs[1];   // (N, C, H, W), (C, OC, KH, KW)
-    int64_t N = x->shape[0], C = x->shape[1], OC = W->shape[1];
-    NdArray *xt = nd_transpose(x, ND_AXES(0, 2, 3, 1));    // (N, H, W, C)
-    NdArray *x2 = nd_reshape(xt, ND_SHAPE(-1, C));         // (N*H*W, C)
+    const int64_t *s = x->shape;
+    int64_t N = s[0], C = s[1], OC = W->shape[1];
+    Pair k = f->kernel;
+    NdArray *x3 = nd_reshape(x, ND_SHAPE(N, C, -1));       // (N, C, H*W)
     NdArray *W2 = nd_reshape(W, ND_SHAPE(C, -1));     // (C, OC*KH*KW)
-    NdArray *gcol = nd_matmul(x2, W2);                // (N*H*W, OC*KH*KW)
+    NdArray *gcol = nd_matmul_t(W2, true, x3, false); // (N, OC*KH*KW, H*W)
+    NdArray *gcol6 = nd_reshape(gcol, ND_SHAPE(N, OC, k.h, k.w, s[2],
+                                               s[3]));
     int64_t image[4] = {N, OC, f->outsize.h, f->outsize.w};
-    ys[0] = col2im_of(gcol, image, f, true);          // (N, OC, OH, OW)
+    ys[0] = col2im_of(gcol6, image, f, false);        // (N, OC, OH, OW)
     if (f->has_bias) {
         NdArray *b4 = nd_reshape(xs[2], ND_SHAPE(1, OC, 1, 1));
         nd_iadd(ys[0], b4);
         nd_release(b4);
     }
+    nd_release(gcol6);
     nd_release(gcol);
     nd_release(W2);
-    nd_release(x2);
-    nd_release(xt);
+    nd_release(x3);
 }
 
 /* The transpose of a linear map has the map itself as its gradient:
@@ -388,23 +407,25 @@ Variable *(F_deconv2d)(Variable *x, Variable *W, Variable *b,
 }
 
 /* gW[oc, c, kh, kw] = the sum over every window of gy[n, oc] times
- * x's element under (kh, kw): the product gy^T col of gy's channels
- * (N*OH*OW, OC) and im2col's matrix (N*OH*OW, C*KH*KW), one GEMM
- * (Python: np.tensordot(gy, col, ((0, 2, 3), (0, 4, 5)))). */
+ * x's element under (kh, kw): for image n the product gy[n] col[n]^T
+ * of its channels (OC, OH*OW) and its windows (C*KH*KW, OH*OW), a GEMM
+ * an image, and the sum of those over the images (Python:
+ * np.tensordot(gy, col, ((0, 2, 3), (0, 4, 5))), one product of
+ * copies). gy is read as it is: no copy of it turned (N*OH*OW, OC). */
 static void conv2d_grad_W_forward(Function *self, NdArray *xs[],
                                   NdArray *ys[])
 {
     const ConvFunction *f = (const ConvFunction *)self;
     const NdArray *x = xs[0], *gy = xs[1];  // (N, C, H, W), (N, OC, OH, OW)
-    int64_t C = x->shape[1], OC = gy->shape[1];
-    NdArray *col = im2col_of(x, f, true);           // (N*OH*OW, C*KH*KW)
-    NdArray *gyt = nd_transpose(gy, ND_AXES(0, 2, 3, 1));
-    NdArray *gy2 = nd_reshape(gyt, ND_SHAPE(-1, OC));   // (N*OH*OW, OC)
-    NdArray *gW = nd_matmul_t(gy2, true, col, false);   // (OC, C*KH*KW)
+    int64_t N = x->shape[0], C = x->shape[1], OC = gy->shape[1];
+    NdArray *col = columns_of(x, f);                // (N, C*KH*KW, OH*OW)
+    NdArray *gy3 = nd_reshape(gy, ND_SHAPE(N, OC, -1)); // (N, OC, OH*OW)
+    NdArray *gWs = nd_matmul_t(gy3, false, col, true);  // (N, OC, C*KH*KW)
+    NdArray *gW = nd_sum(gWs, ND_AXES(0), false);       // (OC, C*KH*KW)
     ys[0] = nd_reshape(gW, ND_SHAPE(OC, C, f->kernel.h, f->kernel.w));
     nd_release(gW);
-    nd_release(gy2);
-    nd_release(gyt);
+    nd_release(gWs);
+    nd_release(gy3);
     nd_release(col);
 }
 
