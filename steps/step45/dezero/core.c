@@ -726,6 +726,27 @@ static void backward_step(Function *f, FunctionStack *funcs,
     }
 }
 
+/* The variables whose gradients a backward pass hands to the caller's
+ * pool, as the pass finds them (one may come more than once). */
+typedef struct VariableList {
+    Variable **items;           /* owned array of borrowed variables */
+    size_t count;
+    size_t capacity;
+} VariableList;
+
+static void list_push(VariableList *list, Variable *v)
+{
+    if (list->count == list->capacity) {
+        size_t capacity = list->capacity ? 2 * list->capacity : 16;
+        Variable **items = realloc(list->items, capacity * sizeof *items);
+        if (!items)
+            nd_error("variable_backward", "out of memory");
+        list->items = items;
+        list->capacity = capacity;
+    }
+    list->items[list->count++] = v;
+}
+
 /* Fills in the grad of every variable that y depends on, from y->grad
  * (a Variable of ones of y's shape and dtype when it is NULL): each
  * function, taken from the stack in order of generation, makes its
@@ -733,28 +754,43 @@ static void backward_step(Function *f, FunctionStack *funcs,
  * options.create_graph: only then do the functions they call record a
  * graph of the gradients. Then, unless options.retain_grad, the
  * function's outputs forget their grads: only the variables no
- * function made (the inputs) keep theirs. The Variables made here
- * belong to the innermost pool. */
+ * function made (the inputs) keep theirs. Each step runs in a pool of
+ * its own, drained once its gradients are added to their variables:
+ * what only the step used is freed there, and a gradient that its
+ * variable lets go of later is freed then, as Python frees it. The
+ * gradients kept at the end get a reference of the innermost pool,
+ * one for each time a step added to them, as the seed has one. */
 void variable_backward(Variable *y, BackwardOptions options)
 {
     static unsigned long passes;    /* backward passes so far */
     unsigned long pass = ++passes;
-    if (options.create_graph)
-        gc_request();       /* the gradients may hold their variables */
     if (!y->grad)           /* dy/dy = 1 */
         y->grad = retain(variable(nd_ones_like(y->data)));
     FunctionStack funcs = {0};
+    VariableList kept = {0};        /* whose grads outlive the pass */
     if (y->creator)
         push_unseen(&funcs, y->creator, pass);
     while (funcs.count > 0) {
         Function *f = stack_pop(&funcs);
+        Pool *step = pool_new();
         USING_CONFIG(enable_backprop, options.create_graph) {
             backward_step(f, &funcs, pass);
+        }
+        pool_drain(step);
+        for (int i = 0; i < f->ninputs; i++) {
+            Variable *x = f->inputs[i];
+            if (x->grad && (options.retain_grad || !x->creator))
+                list_push(&kept, x);
         }
         if (!options.retain_grad)
             for (int i = 0; i < f->noutputs; i++)
                 if (f->outputs[i])
                     cleargrad(f->outputs[i]);
     }
+    for (size_t i = 0; i < kept.count; i++)
+        autorelease(retain(kept.items[i]->grad));
+    free(kept.items);
     free(funcs.items);
+    if (options.create_graph)
+        gc_request();       /* the gradients may hold their variables */
 }

@@ -723,11 +723,10 @@ static void sigmoid_forward(Function *self, NdArray *xs[], NdArray *ys[])
     (void)self;
     NdArray *half = as_array(0.5, ND_FLOAT64, get_array_module(xs[0]));
     NdArray *scaled = nd_mul(xs[0], half);
-    NdArray *t = nd_tanh(scaled);
-    NdArray *halved = nd_mul(t, half);
-    ys[0] = nd_add(halved, half);
-    nd_release(halved);
-    nd_release(t);
+    NdArray *y = nd_tanh(scaled);
+    nd_imul(y, half);           /* * 0.5 and + 0.5 as NumPy rounds */
+    nd_iadd(y, half);           /* them, in tanh's array: no copies */
+    ys[0] = y;
     nd_release(scaled);
     nd_release(half);
 }

@@ -507,8 +507,10 @@ typedef struct BackwardOptions {
 } BackwardOptions;
 
 /* Fills in the grad of every variable y depends on (Python:
- * y.backward(...)). The gradients are Variables of the innermost pool,
- * and each variable keeps a reference to its own. With create_graph
+ * y.backward(...)). The gradients left in the variables at the end
+ * are held by the innermost pool too, and each variable keeps a
+ * reference to its own; the others are freed as they are used up, as
+ * Python frees them. With create_graph
  * a gradient's graph leads back to the variables it was computed
  * from, often to the very variable that holds it: a cycle of
  * references, which the next pool drain collects (gc_collect) once
