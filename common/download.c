@@ -345,15 +345,13 @@ static _Noreturn void no_mirror_has(const NdRemoteSet *set,
                  set->files[i].name);
         any_gz = any_gz || ends_with(set->files[i].name, ".gz");
     }
-    char message[1024];
     bool tried = set->mirrors && set->mirrors[0];
-    snprintf(message, sizeof message, "no mirror gave %s (%s).\nPut the %d "
-             "%s files in %s%s:\n    %s\n%s", name, tried ? "the reasons "
-             "are above" : "the list of mirrors is empty", set->nfiles,
-             set->title, dir, any_gz ? ", each gzip-compressed "
-             "under its name or uncompressed under the name without .gz" :
-             "", names, set->manual ? set->manual : "");
-    nd_error("nd_get_file", "%s", message);
+    nd_error("nd_get_file", "no mirror gave %s (%s).\nPut the %d %s files "
+             "in %s%s:\n    %s\n%s", name, tried ? "the reasons are above"
+             : "the list of mirrors is empty", set->nfiles, set->title, dir,
+             any_gz ? ", each gzip-compressed under its name or "
+             "uncompressed under the name without .gz" : "", names,
+             set->manual ? set->manual : "");
 }
 
 /* Whether DEZERO_OFFLINE forbids downloads: set, not empty, not "0". */
