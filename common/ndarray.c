@@ -1,7 +1,6 @@
 /* ndarray.c - the array object: creation, reference counting, element
  * access, copies and casts, and copyto. */
 #include <inttypes.h>
-#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,18 +86,19 @@ static void advise_huge_pages(void *data, size_t bytes)
 /* ---- a cache of data blocks and array headers
  *
  * A training loop makes and frees arrays of the same few sizes in every
- * iteration, and malloc's aligned path, with the freeing and merging
- * behind it, costs more than the arithmetic on a (100, 10) array. So a
- * freed block of up to BLOCK_CACHE_MAX_BYTES waits here for the next
- * array that fits it (NumPy keeps a cache of small blocks too), and a
- * freed NdArray header for the next array. A block is known by its
- * usable size, which malloc reports, so it is never handed out for more
- * bytes than it has, and is reused only for a request close to its
- * size. Blocks are kept in bins by size, newest last. Per thread: no
- * lock, and what a thread caches is its own. What is still cached at
- * exit stays reachable from here, which leak checkers do not count as
- * leaked. Under AddressSanitizer nothing is cached, so that a use of an
- * array after its release is still caught. */
+ * iteration, and malloc's aligned path, with the freeing, merging and
+ * handing of memory back to the system behind it, costs more than the
+ * arithmetic on a (100, 10) array. So a freed block of up to
+ * BLOCK_CACHE_MAX_BYTES waits here for the next array of its size
+ * (NumPy keeps a cache of small blocks too), and a freed NdArray header
+ * for the next array. Blocks are kept by size: a bin holds the blocks
+ * of one size, newest last, and grows to hold as many as a graph frees
+ * at once (an LSTM's 30 steps free hundreds of one size), within
+ * BLOCK_CACHE_MAX_TOTAL bytes in all. Per thread: no lock, and what a
+ * thread caches is its own. What is still cached at exit stays
+ * reachable from here, which leak checkers do not count as leaked.
+ * Under AddressSanitizer nothing is cached, so that a use of an array
+ * after its release is still caught. */
 #ifdef __SANITIZE_ADDRESS__
 enum { ARRAY_CACHE = 0 };
 #else
@@ -106,68 +106,89 @@ enum { ARRAY_CACHE = 1 };
 #endif
 
 enum {
-    CACHE_BINS = 64,
-    CACHE_BIN_DEPTH = 8,
+    CACHE_BINS = 64,                        /* sizes cached at once */
     BLOCK_CACHE_MAX_BYTES = 1 << 22,        /* 4 MiB a block */
     BLOCK_CACHE_MAX_TOTAL = 1 << 25,        /* 32 MiB in all */
-    BLOCK_CACHE_SLACK = 256,                /* bytes a reuse may waste */
-    HEADER_CACHE_MAX = 256,
+    HEADER_CACHE_MAX = 4096,
 };
 
-typedef struct CachedBlock {
-    void *data;
-    size_t usable;                  /* malloc_usable_size(data) */
-} CachedBlock;
+typedef struct BlockBin {
+    size_t bytes;                   /* each block's size; 0: never used */
+    int count, capacity;
+    void **blocks;                  /* owned, as are the blocks */
+} BlockBin;
 
 static _Thread_local struct {
-    struct {
-        int count;
-        CachedBlock blocks[CACHE_BIN_DEPTH];
-    } bins[CACHE_BINS];
+    BlockBin bins[CACHE_BINS];      /* open addressing by size */
     size_t total;                   /* the bytes of all the blocks */
     NdArray *headers[HEADER_CACHE_MAX];
     int nheaders;
 } cache;
 
-static int cache_bin(size_t bytes)
+/* The bin for blocks of bytes (a multiple of 64): the one that has them,
+ * else, when make is true, an empty bin given to that size; NULL when
+ * there is none. A bin keeps its size while it has blocks, so each size
+ * has at most one bin. */
+static BlockBin *block_bin(size_t bytes, bool make)
 {
-    return (int)((bytes / 64) % CACHE_BINS);
+    BlockBin *vacant = NULL;
+    for (int i = 0; i < CACHE_BINS; i++) {
+        BlockBin *bin = &cache.bins[(bytes / 64 + i) % CACHE_BINS];
+        if (bin->bytes == bytes)
+            return bin;
+        if (!vacant && bin->count == 0)
+            vacant = bin;
+        if (bin->bytes == 0)
+            break;                  /* no bin further on has this size */
+    }
+    if (!make || !vacant)
+        return NULL;
+    vacant->bytes = bytes;
+    return vacant;
 }
 
-/* A cached block with room for bytes (a multiple of 64), taken out of
- * the cache; NULL when none fits. */
+/* A cached block of bytes (a multiple of 64), taken out of the cache;
+ * NULL when none is there. */
 static void *cached_block(size_t bytes)
 {
     if (!ARRAY_CACHE)
         return NULL;
-    int b = cache_bin(bytes);
-    for (int i = cache.bins[b].count - 1; i >= 0; i--) {
-        CachedBlock block = cache.bins[b].blocks[i];
-        if (block.usable >= bytes &&
-            block.usable - bytes <= BLOCK_CACHE_SLACK) {
-            cache.bins[b].blocks[i] =
-                cache.bins[b].blocks[--cache.bins[b].count];
-            cache.total -= block.usable;
-            return block.data;
-        }
-    }
-    return NULL;
+    BlockBin *bin = block_bin(bytes, false);
+    if (!bin || bin->count == 0)
+        return NULL;
+    cache.total -= bytes;
+    return bin->blocks[--bin->count];
 }
 
-/* Frees an array's data block, or keeps it for a later array. */
-static void free_block(void *data)
+/* Frees a data block of bytes, or keeps it for a later array. */
+static void free_block(void *data, size_t bytes)
 {
-    size_t usable = malloc_usable_size(data);
-    int b = cache_bin(usable / 64 * 64);
-    if (ARRAY_CACHE && usable <= BLOCK_CACHE_MAX_BYTES &&
-        cache.bins[b].count < CACHE_BIN_DEPTH &&
-        cache.total + usable <= BLOCK_CACHE_MAX_TOTAL) {
-        cache.bins[b].blocks[cache.bins[b].count++] =
-            (CachedBlock){.data = data, .usable = usable};
-        cache.total += usable;
+    BlockBin *bin = NULL;
+    if (ARRAY_CACHE && bytes <= BLOCK_CACHE_MAX_BYTES &&
+        cache.total + bytes <= BLOCK_CACHE_MAX_TOTAL)
+        bin = block_bin(bytes, true);
+    if (bin && bin->count == bin->capacity) {
+        int capacity = bin->capacity ? 2 * bin->capacity : 16;
+        void **grown = realloc(bin->blocks, capacity * sizeof *grown);
+        if (grown) {
+            bin->blocks = grown;
+            bin->capacity = capacity;
+        }
+    }
+    if (!bin || bin->count == bin->capacity) {
+        free(data);
         return;
     }
-    free(data);
+    bin->blocks[bin->count++] = data;
+    cache.total += bytes;
+}
+
+/* The size of the data block for size elements of dtype: a multiple of
+ * 64 (64-byte alignment suits AVX-512 loads and BLAS), at least 64. */
+static size_t block_size(int64_t size, NdDtype dtype)
+{
+    size_t bytes = (size_t)size * nd_dtype_size(dtype);
+    return bytes == 0 ? 64 : (bytes + 63) / 64 * 64;
 }
 
 /* An NdArray header, from the cache or malloc, its fields unset; NULL
@@ -199,10 +220,7 @@ static NdArray *new_array(const char *op, NdDtype dtype, int ndim,
     for (int d = 0; d < ndim; d++)
         size *= shape[d];
     size_t bytes = (size_t)size * nd_dtype_size(dtype);
-    /* 64-byte alignment suits AVX-512 loads and BLAS. */
-    size_t rounded = (bytes + 63) / 64 * 64;
-    if (rounded == 0)
-        rounded = 64;
+    size_t rounded = block_size(size, dtype);
     void *data = cached_block(rounded);
     if (!data) {
         data = aligned_alloc(64, rounded);
@@ -433,7 +451,7 @@ void nd_release(NdArray *a)
     if (a->base)
         nd_release(a->base);
     else if (a->device == ND_CPU)
-        free_block(a->data);
+        free_block(a->data, block_size(a->size, a->dtype));
     else
         nd_device_free(a);
     free_header(a);

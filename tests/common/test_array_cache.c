@@ -2,7 +2,9 @@
  * ndarray.c: a released array's block is reused for the next array of
  * its size, never for a bigger one nor for a much smaller one; a reused
  * block holds what the new array's constructor says (zeros, ones), not
- * the old values; views keep their base's block alive. Under
+ * the old values; views keep their base's block alive; hundreds of
+ * blocks of one size freed at once all wait for reuse, within the
+ * cache's 32 MiB, and more sizes than it has bins still work. Under
  * AddressSanitizer nothing is cached, and the reuse test is skipped. */
 #include "nd_test.h"
 
@@ -104,6 +106,94 @@ static void test_training_loop_pattern(void **state)
     }
 }
 
+/* How many of the n arrays' blocks are among the n blocks. */
+static int count_reused(NdArray *const *arrays, void *const *blocks, int n)
+{
+    int reused = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            if (arrays[i]->data == blocks[j]) {
+                reused++;
+                break;
+            }
+    return reused;
+}
+
+/* Makes n arrays of shape (rows, cols), keeping their blocks in blocks,
+ * and releases them. Then n blocks of the same bytes are taken straight
+ * from malloc, so that what the cache let go goes to them, and the n
+ * arrays are made again: how many of their blocks are the old ones says
+ * how many the cache kept. */
+static int kept_of(int n, int64_t rows, int64_t cols, NdArray **arrays,
+                   void **blocks, void **taken)
+{
+    for (int i = 0; i < n; i++) {
+        arrays[i] = nd_empty(ND_FLOAT64, ND_SHAPE(rows, cols));
+        blocks[i] = arrays[i]->data;
+    }
+    for (int i = 0; i < n; i++)
+        nd_release(arrays[i]);
+    size_t bytes = (size_t)(rows * cols) * sizeof(double);
+    for (int i = 0; i < n; i++)
+        taken[i] = aligned_alloc(64, bytes);
+    for (int i = 0; i < n; i++)
+        arrays[i] = nd_empty(ND_FLOAT64, ND_SHAPE(rows, cols));
+    int kept = count_reused(arrays, blocks, n);
+    for (int i = 0; i < n; i++) {
+        nd_release(arrays[i]);
+        free(taken[i]);
+    }
+    return kept;
+}
+
+/* An LSTM's backward frees hundreds of (30, 100) arrays at once: the
+ * cache keeps every one of their blocks for the next forward. */
+static void test_many_of_one_size_kept(void **state)
+{
+    (void)state;
+    if (!caching)
+        skip();
+    enum { N = 600 };                       /* 14 MB */
+    static NdArray *arrays[N];
+    static void *blocks[N], *taken[N];
+    assert_int_equal(kept_of(N, 30, 100, arrays, blocks, taken), N);
+}
+
+/* The cache keeps at most 32 MiB: of 48 blocks of 1 MiB freed at once,
+ * it keeps some, never all. */
+static void test_cache_total_is_bounded(void **state)
+{
+    (void)state;
+    if (!caching)
+        skip();
+    enum { N = 48 };
+    NdArray *arrays[N];
+    void *blocks[N], *taken[N];
+    /* Other tests' blocks may hold some of the 32 MiB. */
+    assert_in_range(kept_of(N, 128, 1024, arrays, blocks, taken), 1, 32);
+}
+
+/* More sizes than the cache has bins: every array still gets a block of
+ * its own, and a size whose bin is given up comes back later. */
+static void test_more_sizes_than_bins(void **state)
+{
+    (void)state;
+    enum { SIZES = 200 };
+    for (int round = 0; round < 3; round++) {
+        NdArray *arrays[SIZES];
+        for (int i = 0; i < SIZES; i++)
+            arrays[i] = nd_full(ND_FLOAT64, ND_SHAPE(8 * (i + 1)),
+                                (double)i);
+        for (int i = 0; i < SIZES; i++) {
+            assert_int_equal(arrays[i]->size, 8 * (i + 1));
+            for (int64_t j = 0; j < arrays[i]->size; j++)
+                assert_true(ND_DATA(arrays[i], double)[j] == (double)i);
+        }
+        for (int i = 0; i < SIZES; i++)
+            nd_release(arrays[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -112,6 +202,9 @@ int main(void)
         cmocka_unit_test(test_reused_blocks_are_filled),
         cmocka_unit_test(test_views_keep_their_block),
         cmocka_unit_test(test_training_loop_pattern),
+        cmocka_unit_test(test_many_of_one_size_kept),
+        cmocka_unit_test(test_cache_total_is_bounded),
+        cmocka_unit_test(test_more_sizes_than_bins),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
