@@ -321,16 +321,10 @@ static bool try_mirror(const char *url, const char *path,
                  hex, file->sha256);
         ok = false;
     }
-    if (ok && rename(temporary, path) != 0) {
-        snprintf(problem, size, "cannot rename %s to %s: %s", temporary,
-                 path, strerror(errno));
-        ok = false;
-        *local = true;
-    }
-    if (!ok)
-        unlink(temporary);
-    free(temporary);
-    return ok;
+    bool kept = nd_finish_temporary(temporary, path, ok, problem, size);
+    if (ok && !kept)
+        *local = true;                  /* the rename failed */
+    return kept;
 }
 
 /* Stops with what to do by hand: which files to put where. */

@@ -68,6 +68,13 @@ int nd_broadcast_shapes(const char *op, const NdArray *a, const NdArray *b,
  * *temporary, or returns -1 with errno set and *temporary NULL. */
 int nd_open_temporary(const char *path, char **temporary);
 
+/* Ends what nd_open_temporary began, its file closed: when ok, renames
+ * temporary to path, and a failed rename writes the problem and makes
+ * the result false; when the result is false, the file is removed.
+ * Frees temporary either way. Returns whether path now holds the file. */
+bool nd_finish_temporary(char *temporary, const char *path, bool ok,
+                         char *problem, size_t size);
+
 /* Threads (parallel.c). nd_parallel_run calls work(context, t) for every
  * t < threads, each on its own thread (t = 0 on the caller's), and
  * returns when all are done; a thread that cannot start runs on the

@@ -817,15 +817,7 @@ static bool save(const char *target, int count, const char *const *keys,
     ok = ok && (count == 0 || write_members(temporary, count, keys, arrays,
                                             problem, size));
     ok = ok && sync_file(temporary, problem, size);
-    if (ok && rename(temporary, target) != 0) {
-        snprintf(problem, size, "cannot rename %s to %s: %s", temporary,
-                 target, strerror(errno));
-        ok = false;
-    }
-    if (!ok)
-        unlink(temporary);
-    free(temporary);
-    return ok;
+    return nd_finish_temporary(temporary, target, ok, problem, size);
 }
 
 void nd_savez_compressed(const char *path, int count,

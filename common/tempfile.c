@@ -4,6 +4,7 @@
  * looks whole. The downloader (download.c) and the .npz writer (npz.c)
  * use it. */
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,4 +39,18 @@ int nd_open_temporary(const char *path, char **temporary)
         errno = error;
     }
     return fd;
+}
+
+bool nd_finish_temporary(char *temporary, const char *path, bool ok,
+                         char *problem, size_t size)
+{
+    if (ok && rename(temporary, path) != 0) {
+        snprintf(problem, size, "cannot rename %s to %s: %s", temporary,
+                 path, strerror(errno));
+        ok = false;
+    }
+    if (!ok)
+        unlink(temporary);
+    free(temporary);
+    return ok;
 }
