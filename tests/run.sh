@@ -189,9 +189,12 @@ run_job() {   # index, output folder: writes index.out, then index.status
 # The long ones (the golden runs, valgrind's, the book's) start first,
 # so that the short ones fill the cores around them and no long one is
 # left running alone at the end; the reports keep the queue's order.
+# A job whose shell was killed before it wrote its status (the kernel's
+# out-of-memory killer, a stray kill) is gone without one: it is
+# reported as failed, with the reason, instead of waited for forever.
 run_queue() {
     local folder next=0 reported=0 i n=${#job_labels[@]}
-    local order=("${long_jobs[@]}") running=() still
+    local order=("${long_jobs[@]}") running=() still pids=()
     for ((i = 0; i < n; i++)); do
         [[ " ${long_jobs[*]} " = *" $i "* ]] || order+=("$i")
     done
@@ -199,11 +202,20 @@ run_queue() {
     while (( reported < n )); do
         still=()
         for i in "${running[@]}"; do
-            [ -f "$folder/$i.status" ] || still+=("$i")
+            [ -f "$folder/$i.status" ] && continue
+            if ! kill -0 "${pids[i]}" 2> /dev/null &&
+                    [ ! -f "$folder/$i.status" ]; then
+                echo "run.sh: killed before it could report its status" \
+                    >> "$folder/$i.out"
+                echo 137 > "$folder/$i.status"
+                continue
+            fi
+            still+=("$i")
         done
         running=("${still[@]}")
         while (( next < n && ${#running[@]} < JOBS )); do
             run_job "${order[next]}" "$folder" 2> /dev/null &
+            pids[order[next]]=$!
             running+=("${order[next]}")
             next=$((next + 1))
         done
