@@ -1,15 +1,20 @@
 /* download.c - the cache and the downloader of download.h: libcurl
  * fetches, OpenSSL's libcrypto hashes (SHA-256), zlib gunzips what is
- * hashed. A file is written under a temporary name, synced, verified and
- * only then renamed, so that a download cut short, by a failure or by
- * the user, never leaves a file the cache would take for a good one. */
+ * hashed. A file is written under a temporary name (its own name,
+ * .part- and the mirror's hash), synced, verified and only then renamed,
+ * so that a download cut short, by a failure or by the user, never
+ * leaves a file the cache would take for a good one; the next run goes
+ * on from what the cut one left there. */
 #include <errno.h>
+#include <dirent.h>
 #include <fcntl.h>
+#include <stdint.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -184,11 +189,15 @@ static void start_curl(void)
     started = true;
 }
 
-/* Fetches url into the open file fd. Returns true when the whole body
- * arrived; false with the reason in problem otherwise. A failure to
- * write the file is the disk's, not the mirror's: *write_error says so. */
-static bool fetch(const char *url, int fd, char *problem, size_t size,
-                  int *write_error)
+/* Fetches url into the open file fd, which holds its first offset bytes
+ * already: asks for the rest (an HTTP range) when offset > 0. Returns
+ * true when the whole body arrived; false with the reason in problem
+ * otherwise. A failure to write the file is the disk's, not the
+ * mirror's: *write_error says so. A mirror that cannot send the bytes
+ * from offset on (it sends the whole file, or has fewer) sets
+ * *range_refused. */
+static bool fetch(const char *url, int fd, off_t offset, char *problem,
+                  size_t size, int *write_error, bool *range_refused)
 {
     CURL *curl = curl_easy_init();
     if (!curl) {
@@ -221,12 +230,15 @@ static bool fetch(const char *url, int fd, char *problem, size_t size,
     curl_easy_setopt(curl, CURLOPT_LOW_SPEED_LIMIT, 1L);
     curl_easy_setopt(curl, CURLOPT_LOW_SPEED_TIME, 60L);
     curl_easy_setopt(curl, CURLOPT_USERAGENT, "dezero-c/" LIBCURL_VERSION);
+    curl_easy_setopt(curl, CURLOPT_RESUME_FROM_LARGE, (curl_off_t)offset);
     CURLcode code = curl_easy_perform(curl);
     nd_progress_end(t.progress);
     long status = 0;
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
     curl_easy_cleanup(curl);
     *write_error = t.write_error;
+    *range_refused = code == CURLE_RANGE_ERROR ||
+                     (code == CURLE_HTTP_RETURNED_ERROR && status == 416);
     if (code == CURLE_OK)
         return true;
     if (code == CURLE_HTTP_RETURNED_ERROR && status >= 400)
@@ -284,46 +296,134 @@ static char *cached(const char *dir, const char *name)
     return NULL;
 }
 
-/* One mirror: fetch, check, rename. True when path now holds the file.
- * Otherwise the temporary file is gone and problem says why; a local
- * failure (the disk, not the mirror) also sets *local. */
+/* The bytes in the file open at fd, or -1 with errno set. */
+static off_t file_size(int fd)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 ? st.st_size : -1;
+}
+
+/* Where url's download of path goes until it is whole:
+ * path.part-XXXXXXXX, the hex digits a hash of the URL (FNV-1a). Each
+ * mirror has its own, so that a download goes on only from bytes that
+ * its own URL sent: another mirror may serve the file compressed
+ * otherwise, or a newer one. Returns a malloc'd name. */
+static char *partial_name(const char *path, const char *url)
+{
+    uint32_t hash = 2166136261u;
+    for (const char *c = url; *c; c++)
+        hash = (hash ^ (unsigned char)*c) * 16777619u;
+    return format_text("nd_get_file", "%s.part-%08x", path, (unsigned)hash);
+}
+
+/* Once path holds the file, the partial downloads of it from other
+ * mirrors (path.part-*) are of no more use: removes them, but for one
+ * that another program is writing (it is locked). */
+static void remove_partials(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir = format_text("nd_get_file", "%.*s", (int)(slash - path),
+                            path);
+    char *prefix = format_text("nd_get_file", "%s.part-", slash + 1);
+    DIR *listing = opendir(dir);
+    struct dirent *entry;
+    while (listing && (entry = readdir(listing)))
+        if (strncmp(entry->d_name, prefix, strlen(prefix)) == 0) {
+            char *partial = format_text("nd_get_file", "%s/%s", dir,
+                                        entry->d_name);
+            int fd = open(partial, O_WRONLY | O_CLOEXEC);
+            if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0)
+                unlink(partial);
+            if (fd >= 0)
+                close(fd);
+            free(partial);
+        }
+    if (listing)
+        closedir(listing);
+    free(prefix);
+    free(dir);
+}
+
+/* One mirror: fetch, check, rename. The download goes to its partial
+ * file (partial_name), and goes on from the bytes that an earlier one
+ * from the same URL, cut short, left there, where the mirror serves
+ * ranges (else it starts again). True when path now holds the file.
+ * Otherwise problem says why: a transfer that failed leaves the partial
+ * file with what arrived, for the next run to go on from; content that
+ * is wrong, or a disk that fails, removes it. A local failure (the
+ * disk, not the mirror) also sets *local. The partial file is locked
+ * while it is written, so that two programs never write it at once. */
 static bool try_mirror(const char *url, const char *path,
                        const NdRemoteFile *file, char *problem, size_t size,
                        bool *local)
 {
-    char *temporary;
-    int fd = nd_open_temporary(path, &temporary);
-    if (fd < 0) {
-        snprintf(problem, size, "cannot make %s.part-XXXXXX: %s; set "
-                 "DEZERO_CACHE_DIR to a folder you can write", path,
-                 strerror(errno));
+    char *partial = partial_name(path, url);
+    int fd = open(partial, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0666);
+    if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0) {
+        if (fd < 0)
+            snprintf(problem, size, "cannot open %s: %s; set "
+                     "DEZERO_CACHE_DIR to a folder you can write", partial,
+                     strerror(errno));
+        else
+            snprintf(problem, size, "another program is downloading %s "
+                     "into %s; let it finish first", file->name, partial);
+        if (fd >= 0)
+            close(fd);
+        free(partial);
         *local = true;
         return false;
     }
+    off_t offset = file_size(fd);
+    if (offset > 0)
+        fprintf(stderr, "  going on from byte %lld of an earlier "
+                "download\n", (long long)offset);
     int write_error = 0;
-    bool ok = fetch(url, fd, problem, size, &write_error);
+    bool range_refused = false;
+    bool ok = offset >= 0 && fetch(url, fd, offset, problem, size,
+                                   &write_error, &range_refused);
+    if (offset < 0)
+        write_error = errno;
+    if (range_refused) {
+        fprintf(stderr, "  the mirror cannot send the rest: starting "
+                "again\n");
+        if (ftruncate(fd, 0) != 0)
+            write_error = errno;
+        else
+            ok = fetch(url, fd, 0, problem, size, &write_error,
+                       &range_refused);
+    }
     if (ok && fsync(fd) != 0)
         write_error = errno;
-    if (close(fd) != 0 && ok && !write_error)
-        write_error = errno;
     if (write_error) {
-        snprintf(problem, size, "cannot write %s: %s", temporary,
+        snprintf(problem, size, "cannot write %s: %s", partial,
                  strerror(write_error));
         ok = false;
         *local = true;
     }
+    bool cut = !ok && !*local && file_size(fd) > 0;
     char hex[SHA256_HEX + 1];
     bool check = ok && file->sha256;    /* none known: whole is enough */
-    if (check && !hash_content(temporary, hex, problem, size))
+    if (check && !hash_content(partial, hex, problem, size))
         ok = false;
     else if (check && strcasecmp(hex, file->sha256) != 0) {
         snprintf(problem, size, "wrong content: its SHA-256 is %s, not %s",
                  hex, file->sha256);
         ok = false;
     }
-    bool kept = nd_finish_temporary(temporary, path, ok, problem, size);
+    bool kept = false;
+    if (cut) {                      /* what arrived waits for the rest */
+        size_t n = strlen(problem);
+        snprintf(problem + n, size - n, "; the next run goes on from the "
+                 "%lld bytes that arrived", (long long)file_size(fd));
+        free(partial);
+    }
+    else
+        kept = nd_finish_temporary(partial, path, ok, problem, size);
     if (ok && !kept)
-        *local = true;                  /* the rename failed */
+        *local = true;              /* the rename failed */
+    close(fd);                      /* and with it the lock */
+    if (kept)
+        remove_partials(path);
     return kept;
 }
 

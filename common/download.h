@@ -61,13 +61,19 @@ char *nd_cache_dir(void);
 /* The path of the file name of set in the cache folder. When the cache
  * holds neither name nor, for a name ending in .gz, the name without it
  * (the file uncompressed), the file is fetched from each mirror in
- * turn (mirror URL + name) into a temporary name in the cache, and
- * renamed to name only once its content matches its SHA-256 (or, with
- * none known, once it arrived whole). A refused
- * connection, an HTTP error, a cut transfer or a wrong checksum moves
- * on to the next mirror. Progress goes to stderr (the bar only when it
- * is a terminal). When no mirror gives the file, an error says where to
- * put the files by hand. Returns a malloc'd path. */
+ * turn (mirror URL + name) into name.part-XXXXXXXX in the cache (the
+ * hex digits name the mirror), and renamed to name only once its content
+ * matches its SHA-256 (or, with none known, once it arrived whole). A
+ * refused connection, an HTTP error, a cut transfer or a wrong checksum
+ * moves on to the next mirror. A cut transfer leaves what arrived in its
+ * .part- file, and the next run asks that mirror only for the rest (an
+ * HTTP range request; a mirror that cannot send it sends the whole file
+ * again), so that a large file survives a flaky connection and Ctrl-C.
+ * The checksum covers the whole file; with none known, the mirror is
+ * trusted to serve the same file as before. Progress goes to stderr
+ * (the bar only when it is a terminal). When no mirror gives the file,
+ * an error says where to put the files by hand. Returns a malloc'd
+ * path. */
 char *nd_get_file(const NdRemoteSet *set, const char *name);
 
 /* DeZero's utils.get_file(url): the path of the URL's file name (what

@@ -68,7 +68,8 @@ int nd_broadcast_shapes(const char *op, const NdArray *a, const NdArray *b,
  * *temporary, or returns -1 with errno set and *temporary NULL. */
 int nd_open_temporary(const char *path, char **temporary);
 
-/* Ends what nd_open_temporary began, its file closed: when ok, renames
+/* Ends a file written under a temporary name (nd_open_temporary's, or
+ * the downloader's), all of it written: when ok, renames
  * temporary to path, and a failed rename writes the problem and makes
  * the result false; when the result is false, the file is removed.
  * Frees temporary either way. Returns whether path now holds the file. */

@@ -1,8 +1,9 @@
 /* tempfile.c - files written under a temporary name next to their
  * final one, and renamed only once complete (nd_internal.h): a write
  * cut short, by a failure or by the user, never leaves a file that
- * looks whole. The downloader (download.c) and the .npz writer (npz.c)
- * use it. */
+ * looks whole. The .npz writer (npz.c) makes its files so; the
+ * downloader (download.c) writes to a name of its own, which it can go
+ * on from after a cut, and finishes it the same way. */
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>

@@ -3,14 +3,20 @@
  * process on an ephemeral port; nothing leaves this machine). A mirror
  * answering 404, refusing the connection, cutting the body short or
  * serving the wrong content gives way to the next; a verified file then
- * appears under its name, and after a failure nothing is left in the
- * cache, no temporary file either. A download killed halfway leaves only
- * a temporary name, which the next call does not take for the file. */
+ * appears under its name, and after a failure the cache holds no more
+ * than a cut download's partial file. A download killed halfway leaves
+ * only that, which the next call does not take for the file. The next
+ * run goes on from a partial file with a range request: the mirror
+ * sends the rest, or the whole file when it ignores ranges or has fewer
+ * bytes; bytes that were not the file's are found by the checksum; a
+ * partial file another program writes is left to it. */
 #include <arpa/inet.h>
 #include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <stdint.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
@@ -70,7 +76,13 @@ static bool served_name(const char *name)
  *   cut        the whole Content-Length, half the body, then close
  *   stall      the same, but 0.3 s before closing
  *   corrupt    200 and gzip data with a flipped byte
- *   moved      302 to /good/<name>           anything else: 404 */
+ *   moved      302 to /good/<name>           anything else: 404
+ * A request for the bytes from N on (Range: bytes=N-) is answered 206
+ * with them (cut: half of them), or 416 when the file has no byte N;
+ * except by route whole, which answers as good does and ignores it, as
+ * a server without ranges would. Route flaky cuts as cut does when it
+ * is asked for the whole file, and sends the rest whole when asked for
+ * a range: a connection that failed once. */
 static void answer(int client)
 {
     char request[4096];
@@ -86,6 +98,12 @@ static void answer(int client)
     request[n] = '\0';
     char route[64] = "", name[256] = "";
     sscanf(request, "GET /%63[^/]/%255s", route, name);
+    const char *range = strstr(request, "\r\nRange: bytes=");
+    size_t from = 0;
+    if (range && strcmp(route, "whole") != 0)
+        sscanf(range, "\r\nRange: bytes=%zu-", &from);
+    else
+        range = NULL;
     const unsigned char *body = NULL;
     size_t length = 0, sent_length = 0;
     unsigned char changed[sizeof labels];
@@ -112,7 +130,9 @@ static void answer(int client)
                     "Content-Length: 0\r\nConnection: close\r\n\r\n", name);
             return;
         } else if (strcmp(route, "good") != 0 && strcmp(route, "cut") != 0 &&
-                   strcmp(route, "stall") != 0) {
+                   strcmp(route, "stall") != 0 &&
+                   strcmp(route, "whole") != 0 &&
+                   strcmp(route, "flaky") != 0) {
             body = NULL;
         }
     }
@@ -121,11 +141,24 @@ static void answer(int client)
                 "Connection: close\r\n\r\n");
         return;
     }
-    bool cut = strcmp(route, "cut") == 0 || strcmp(route, "stall") == 0;
-    sent_length = cut ? length / 2 : length;
-    dprintf(client, "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n"
-            "Connection: close\r\n\r\n", length);
-    if (write(client, body, sent_length) != (ssize_t)sent_length)
+    if (range && from >= length) {
+        dprintf(client, "HTTP/1.1 416 Range Not Satisfiable\r\n"
+                "Content-Range: bytes */%zu\r\nContent-Length: 0\r\n"
+                "Connection: close\r\n\r\n", length);
+        return;
+    }
+    bool cut = strcmp(route, "cut") == 0 || strcmp(route, "stall") == 0 ||
+               (strcmp(route, "flaky") == 0 && !range);
+    sent_length = cut ? (length - from) / 2 : length - from;
+    if (range)
+        dprintf(client, "HTTP/1.1 206 Partial Content\r\nContent-Range: "
+                "bytes %zu-%zu/%zu\r\nContent-Length: %zu\r\n"
+                "Connection: close\r\n\r\n", from, length - 1, length,
+                length - from);
+    else
+        dprintf(client, "HTTP/1.1 200 OK\r\nContent-Length: %zu\r\n"
+                "Connection: close\r\n\r\n", length);
+    if (write(client, body + from, sent_length) != (ssize_t)sent_length)
         _exit(3);
     if (strcmp(route, "stall") == 0)
         usleep(300000);
@@ -248,6 +281,48 @@ static void cache_listing(char *text, size_t size)
 }
 
 /* ------------------------------------------------------------ helpers */
+
+/* The cache holds one partial download of name and nothing else:
+ * name.part- and eight hex digits. */
+static void expect_only_partial(const char *name)
+{
+    char listing[512], want[256];
+    cache_listing(listing, sizeof listing);
+    snprintf(want, sizeof want, "%s.part-", name);
+    size_t n = strlen(want);
+    bool ok = strncmp(listing, want, n) == 0 &&
+              strlen(listing) == n + 8 &&
+              strspn(listing + n, "0123456789abcdef") == 8;
+    if (!ok)
+        fail_msg("the cache holds \"%s\", want one %sXXXXXXXX", listing,
+                 want);
+}
+
+/* The partial file of a download of NAME from route: the cache's
+ * NAME.part- and the FNV-1a hash of the URL, as download.c names it. */
+static void partial_path(char *path, size_t size, const char *route)
+{
+    char url[256];
+    snprintf(url, sizeof url, "http://127.0.0.1:%d/%s/%s", port, route,
+             NAME);
+    uint32_t hash = 2166136261u;
+    for (const char *c = url; *c; c++)
+        hash = (hash ^ (unsigned char)*c) * 16777619u;
+    snprintf(path, size, "%s/%s.part-%08x", cache, NAME, (unsigned)hash);
+}
+
+/* Writes n bytes of data as route's partial download of NAME. */
+static void write_partial(const char *route, const void *data, size_t n)
+{
+    char path[512];
+    partial_path(path, sizeof path, route);
+    mkdir(cache, 0777);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(data, 1, n, f), n);
+    assert_int_equal(fclose(f), 0);
+}
+
 
 /* A set of one file, served by the given routes of the test's server
  * ("good", "cut", ...; "refused" is the port nobody listens on). */
@@ -493,9 +568,8 @@ static void test_every_mirror_fails(void **state)
     EXPECT_TEXT_HAS(log, "/cut/: transfer closed with ");
     EXPECT_TEXT_HAS(log, "/wrong/: wrong content: ");
     EXPECT_TEXT_HAS(log, "/corrupt/: its gzip data is corrupt");
-    char listing[512];
-    cache_listing(listing, sizeof listing);
-    assert_string_equal(listing, "");           /* no file, no temporary */
+    EXPECT_TEXT_HAS(log, "the next run goes on from the ");
+    expect_only_partial(NAME);  /* the cut one's, for the next run */
 }
 
 /* A download killed halfway leaves only a temporary name, which the
@@ -542,6 +616,116 @@ static void test_killed_download_leaves_no_valid_file(void **state)
     assert_string_equal(sha, labels_sha256);
     free(sha);
     free(path);
+    cache_listing(listing, sizeof listing);
+    assert_string_equal(listing, NAME);     /* stall's partial is gone */
+}
+
+/* ------------------------------------------------------------ resuming */
+
+/* The file at path is the labels, and the cache holds nothing else. */
+static void expect_only_the_file(char *path)
+{
+    char *sha = nd_content_sha256(path);
+    assert_string_equal(sha, labels_sha256);
+    free(sha);
+    free(path);
+    char listing[512];
+    cache_listing(listing, sizeof listing);
+    assert_string_equal(listing, NAME);
+}
+
+/* A download cut short keeps what arrived, and the next run asks the
+ * same mirror only for the rest. */
+static void test_cut_download_goes_on_next_run(void **state)
+{
+    (void)state;
+    capture_stderr(scratch);
+    EXPECT_ND_ERROR(nd_get_file(SERVED_BY("flaky"), NAME), "no mirror "
+                    "gave ");
+    const char *log = captured();
+    EXPECT_TEXT_HAS(log, "/flaky/: transfer closed with ");
+    char want[160];
+    snprintf(want, sizeof want, "; the next run goes on from the %zu "
+             "bytes that arrived\n", labels_gz_len / 2);
+    EXPECT_TEXT_HAS(log, want);
+    expect_only_partial(NAME);
+    capture_stderr(scratch);
+    char *path = nd_get_file(SERVED_BY("flaky"), NAME);
+    log = captured();
+    snprintf(want, sizeof want, "  going on from byte %zu of an earlier "
+             "download\n", labels_gz_len / 2);
+    EXPECT_TEXT_HAS(log, want);
+    EXPECT_TEXT_HAS(log, "/flaky/: done, content verified");
+    assert_null(strstr(log, "starting again"));
+    expect_only_the_file(path);
+}
+
+/* A mirror that ignores the range sends the whole file: it is taken
+ * from the start. */
+static void test_mirror_without_ranges_starts_again(void **state)
+{
+    (void)state;
+    write_partial("whole", labels_gz, 20);
+    capture_stderr(scratch);
+    char *path = nd_get_file(SERVED_BY("whole"), NAME);
+    const char *log = captured();
+    EXPECT_TEXT_HAS(log, "  going on from byte 20 of an earlier "
+                    "download\n  the mirror cannot send the rest: starting "
+                    "again\n");
+    EXPECT_TEXT_HAS(log, "/whole/: done, content verified");
+    expect_only_the_file(path);
+}
+
+/* A partial file longer than the file (HTTP 416): started again. */
+static void test_partial_longer_than_the_file(void **state)
+{
+    (void)state;
+    unsigned char junk[sizeof labels_gz + 16] = {0};
+    write_partial("good", junk, labels_gz_len + 10);
+    capture_stderr(scratch);
+    char *path = nd_get_file(SERVED_BY("good"), NAME);
+    const char *log = captured();
+    EXPECT_TEXT_HAS(log, "  the mirror cannot send the rest: starting "
+                    "again\n");
+    EXPECT_TEXT_HAS(log, "/good/: done, content verified");
+    expect_only_the_file(path);
+}
+
+/* Bytes kept that are not the file's start: the checksum of the whole
+ * finds them out, the partial file goes, and the next mirror serves. */
+static void test_wrong_partial_is_caught(void **state)
+{
+    (void)state;
+    unsigned char zeros[20] = {0};
+    write_partial("good", zeros, sizeof zeros);
+    capture_stderr(scratch);
+    char *path = nd_get_file(SERVED_BY("good", "fast"), NAME);
+    const char *log = captured();
+    EXPECT_TEXT_HAS(log, "going on from byte 20 of");
+    assert_null(strstr(log, "starting again"));
+    EXPECT_TEXT_HAS(log, "/good/: wrong content: its SHA-256 is ");
+    EXPECT_TEXT_HAS(log, "/fast/: done, content verified");
+    expect_only_the_file(path);
+}
+
+/* Two programs never write one partial file: the second stops, saying
+ * why, and asks no other mirror. */
+static void test_partial_in_use(void **state)
+{
+    (void)state;
+    char partial[512];
+    partial_path(partial, sizeof partial, "good");
+    mkdir(cache, 0777);
+    int fd = open(partial, O_WRONLY | O_CREAT, 0666);
+    assert_true(fd >= 0);
+    assert_int_equal(flock(fd, LOCK_EX), 0);    /* the other program */
+    capture_stderr(scratch);
+    EXPECT_ND_ERROR(nd_get_file(SERVED_BY("good", "fast"), NAME),
+                    "nd_get_file: another program is downloading "
+                    "labels-idx1-ubyte.gz into ");
+    assert_null(strstr(captured(), "/fast/"));
+    close(fd);
+    expect_only_partial(NAME);
 }
 
 /* MNIST's own set: four files listed in the message, and the hint. */
@@ -651,9 +835,7 @@ static void test_unknown_sha256_and_no_whole_file(void **state)
     EXPECT_ND_ERROR(nd_get_file(set, NAME), "no mirror gave "
                     "labels-idx1-ubyte.gz (the reasons are above)");
     captured();
-    char listing[512];
-    cache_listing(listing, sizeof listing);
-    assert_string_equal(listing, "");
+    expect_only_partial(NAME);
 }
 
 /* ------------------------------------------------------------ get_url */
@@ -735,8 +917,7 @@ static void test_get_url_unreachable(void **state)
     capture_stderr(scratch);
     EXPECT_ND_ERROR(nd_get_url(url), "/zebra.jpg (the reason is above)");
     EXPECT_TEXT_HAS(captured(), "/cut/: transfer closed with ");
-    cache_listing(listing, sizeof listing);
-    assert_string_equal(listing, "");
+    expect_only_partial("zebra.jpg");
 }
 
 /* DEZERO_OFFLINE=1: the server has the file, but nothing is fetched,
@@ -823,6 +1004,11 @@ int main(void)
         CASE(test_redirect_is_followed),
         CASE(test_every_mirror_fails),
         CASE(test_killed_download_leaves_no_valid_file),
+        CASE(test_cut_download_goes_on_next_run),
+        CASE(test_mirror_without_ranges_starts_again),
+        CASE(test_partial_longer_than_the_file),
+        CASE(test_wrong_partial_is_caught),
+        CASE(test_partial_in_use),
         CASE(test_no_mirror_at_all),
         CASE(test_write_failure_stops_at_once),
         CASE(test_cache_that_is_a_file),
