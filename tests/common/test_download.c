@@ -298,6 +298,18 @@ static void expect_only_partial(const char *name)
                  want);
 }
 
+/* The file at path is the labels, and the cache holds nothing else. */
+static void expect_only_the_file(char *path)
+{
+    char *sha = nd_content_sha256(path);
+    assert_string_equal(sha, labels_sha256);
+    free(sha);
+    free(path);
+    char listing[512];
+    cache_listing(listing, sizeof listing);
+    assert_string_equal(listing, NAME);
+}
+
 /* The partial file of a download of NAME from route: the cache's
  * NAME.part- and the FNV-1a hash of the URL, as download.c names it. */
 static void partial_path(char *path, size_t size, const char *route)
@@ -622,18 +634,6 @@ static void test_killed_download_leaves_no_valid_file(void **state)
 
 /* ------------------------------------------------------------ resuming */
 
-/* The file at path is the labels, and the cache holds nothing else. */
-static void expect_only_the_file(char *path)
-{
-    char *sha = nd_content_sha256(path);
-    assert_string_equal(sha, labels_sha256);
-    free(sha);
-    free(path);
-    char listing[512];
-    cache_listing(listing, sizeof listing);
-    assert_string_equal(listing, NAME);
-}
-
 /* A download cut short keeps what arrived, and the next run asks the
  * same mirror only for the rest. */
 static void test_cut_download_goes_on_next_run(void **state)
@@ -817,13 +817,7 @@ static void test_unknown_sha256_takes_a_whole_file(void **state)
     EXPECT_TEXT_HAS(log, "/cut/: transfer closed with ");
     EXPECT_TEXT_HAS(log, "/missing/: HTTP 404\n");
     EXPECT_TEXT_HAS(log, "/plain/: done, not verified (no SHA-256 known)\n");
-    char *sha = nd_content_sha256(path);
-    assert_string_equal(sha, labels_sha256);
-    free(sha);
-    free(path);
-    char listing[512];
-    cache_listing(listing, sizeof listing);
-    assert_string_equal(listing, NAME);
+    expect_only_the_file(path);     /* cut's partial file is gone */
 }
 
 static void test_unknown_sha256_and_no_whole_file(void **state)
