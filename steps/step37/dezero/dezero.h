@@ -350,11 +350,10 @@ typedef struct BackwardOptions {
  * y.backward(...)). The gradients left in the variables at the end
  * are held by the innermost pool too, and each variable keeps a
  * reference to its own; the others are freed as they are used up, as
- * Python frees them. With create_graph
- * a gradient's graph leads back to the variables it was computed
- * from, often to the very variable that holds it: a cycle of
- * references, which the next pool drain collects (gc_collect) once
- * nothing outside it refers to it. */
+ * Python frees them. With create_graph a gradient's graph leads back
+ * to the variables it was computed from, often to the very variable
+ * that holds it: a cycle of references, which the next pool drain
+ * collects (gc_collect) once nothing outside it refers to it. */
 void variable_backward(Variable *y, BackwardOptions options);
 
 /* backward(y), or with options: backward(y, .retain_grad = true,
