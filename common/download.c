@@ -413,12 +413,12 @@ static bool try_mirror(const char *url, const char *path,
     bool kept = false;
     if (cut) {                      /* what arrived waits for the rest */
         size_t n = strlen(problem);
-        snprintf(problem + n, size - n, "; the next run goes on from the "
-                 "%lld bytes that arrived", (long long)file_size(fd));
+        snprintf(problem + n, size - n, "; its %lld bytes are kept, to go "
+                 "on from", (long long)file_size(fd));
         free(partial);
-    }
-    else
+    } else {
         kept = nd_finish_temporary(partial, path, ok, problem, size);
+    }
     if (ok && !kept)
         *local = true;              /* the rename failed */
     close(fd);                      /* and with it the lock */
