@@ -70,6 +70,55 @@ if echo 'int main(void) { return 0; }' |
 fi
 rm -f "$BUILD/gold-probe" "$BUILD/gold-probe.d"
 LIBND=common/build/$VARIANT/libnd.a
+
+# ---- the shared libraries the test programs link with
+# A test program linked with libnd.a holds its own copy of the library,
+# debugging information and all: 1.4 MB, and more with the sanitizers,
+# for each of a thousand programs. So the test programs link with
+# shared libraries instead, made here from the same objects (flags.mk
+# builds them position-independent): libnd.so from libnd.a, and
+# libstepNN.so from the framework objects of step NN (23 and up), which
+# `make objects` lists once built. Each is found through the programs'
+# rpath; the readers' own programs stay linked with libnd.a.
+#
+# A file is rebuilt only when it is missing, when its command changed
+# (kept in out.cmd), or when a file it was built from is newer.
+up_to_date() {    # out command files...
+    local out=$1 command=$2 file
+    shift 2
+    [ -f "$out" ] && [ -f "$out.cmd" ] || return 1
+    [ "$(< "$out.cmd")" = "$command" ] || return 1
+    for file in "$@"; do
+        case $file in -*|'') continue ;; esac
+        [ -e "$file" ] && [ ! "$file" -nt "$out" ] || return 1
+    done
+}
+LIB=$BUILD/lib
+mkdir -p "$LIB"
+shared_library() {   # name.so, the objects or archives it is made from...
+    local out=$LIB/$1 command
+    shift
+    command="$CC -shared -Wl,-soname,$(basename "$out") -o $out $* $LDFLAGS $LDLIBS"
+    # shellcheck disable=SC2086
+    up_to_date "$out" "$command" "$@" && return 0
+    rm -f "$out.cmd"
+    # shellcheck disable=SC2086
+    $command && printf '%s\n' "$command" > "$out.cmd" ||
+        { echo "run.sh: $out failed to link" >&2; exit 1; }
+}
+shared_library libnd.so -Wl,--whole-archive "$LIBND" -Wl,--no-whole-archive
+LIBND_SO=$LIB/libnd.so
+RPATH=-Wl,-rpath,$ROOT/$LIB
+declare -A step_library
+for n in "${steps[@]}"; do
+    (( 10#$n >= 23 )) || continue
+    make "${MAKEFLAGS_T[@]}" -C "steps/step$n" objects || exit 1
+    # shellcheck disable=SC2046
+    shared_library "libstep$n.so" $(ls steps/step$n/build/$VARIANT/dezero/*.o) \
+        "$LIBND_SO"
+    step_library[$n]=$LIB/libstep$n.so
+done
+
 jobs_file=$(mktemp "$BUILD/jobs.XXXXXX")
 trap 'rm -f "$jobs_file"' EXIT
 programs=()     # "binary|label"
@@ -78,7 +127,7 @@ for src in tests/common/test_*.c; do
     [ -f "$src" ] || continue
     name=$(basename "$src" .c)
     out=$BUILD/common/$name
-    echo "$out|$src|$LIBND" >> "$jobs_file"
+    echo "$out|$src|$LIBND_SO $RPATH" >> "$jobs_file"
     programs+=("$out|common/$name")
 done
 
@@ -89,15 +138,6 @@ range_of() {   # prints "first last" of a capability test
     echo "$((10#${first:-99})) $((10#${last:-99}))"
 }
 
-# From step 23 the framework is a library of objects (built above with
-# the step): the objects each step's tests link with.
-declare -A step_objects
-for n in "${steps[@]}"; do
-    (( 10#$n >= 23 )) || continue
-    make "${MAKEFLAGS_T[@]}" -C "steps/step$n" objects || exit 1
-    step_objects[$n]=$(ls steps/step$n/build/$VARIANT/dezero/*.o 2>/dev/null | tr '\n' ' ')
-done
-
 for src in tests/steps/test_*.c; do
     [ -f "$src" ] || continue
     read -r first last < <(range_of "$src")
@@ -105,7 +145,7 @@ for src in tests/steps/test_*.c; do
     for n in "${steps[@]}"; do
         (( 10#$n >= first && 10#$n <= last )) || continue
         out=$BUILD/step$n/$name
-        echo "$out|$src|${step_objects[$n]:-} $LIBND -DSTEP=$((10#$n)) -Isteps/step$n -Isteps/step$n/dezero" >> "$jobs_file"
+        echo "$out|$src|${step_library[$n]:-} $LIBND_SO $RPATH -DSTEP=$((10#$n)) -Isteps/step$n -Isteps/step$n/dezero" >> "$jobs_file"
         programs+=("$out|step$n/$name")
     done
 done
@@ -117,33 +157,25 @@ echo "$BUILD/canary_leak|tests/canary_leak.c|" >> "$jobs_file"
 # The writer of the suite's tiny MNIST, for the valgrind runs below.
 echo "$BUILD/mnist_tiny|tests/mnist_tiny.c|" >> "$jobs_file"
 
-# A test program is rebuilt only when it is missing, when its command
-# changed (flags, objects: kept in out.cmd), or when a file it was built
-# from is newer: its source and the headers it included (the compiler's
-# out.d, from -MMD), the objects and the library it links. A warm
-# `make test STEP=N` recompiles nothing that did not change.
-up_to_date() {    # out command files...
-    local out=$1 command=$2 file
-    shift 2
-    [ -f "$out" ] && [ -f "$out.d" ] && [ -f "$out.cmd" ] || return 1
-    [ "$(< "$out.cmd")" = "$command" ] || return 1
-    for file in $(tr -s ' \\' '\n\n' < "$out.d" | grep -v ':$') "$@"; do
-        case $file in -*|'') continue ;; esac
-        [ -e "$file" ] && [ ! "$file" -nt "$out" ] || return 1
-    done
+# A test program is rebuilt as a shared library is (up_to_date), and
+# also when a header it included is newer (the compiler's out.d, from
+# -MMD). A warm `make test STEP=N` recompiles nothing that did not change.
+headers_of() {   # out.d: the files the compiler read
+    tr -s ' \\' '\n\n' < "$1" | grep -v ':$'
 }
 compile_one() {   # one line of the jobs file: "out|source|extra arguments"
     local out src extra command
     IFS='|' read -r out src extra <<< "$1"
     mkdir -p "$(dirname "$out")"
     command="$CC $CFLAGS -Icommon -Itests -o $out $src $extra $LDFLAGS $LDLIBS -lcmocka"
-    # shellcheck disable=SC2086
-    up_to_date "$out" "$command" $extra && return 0
+    # shellcheck disable=SC2046,SC2086
+    [ -f "$out.d" ] && up_to_date "$out" "$command" $extra \
+        $(headers_of "$out.d") && return 0
     rm -f "$out.cmd"
     # shellcheck disable=SC2086
     $command && printf '%s\n' "$command" > "$out.cmd"
 }
-export -f compile_one up_to_date
+export -f compile_one up_to_date headers_of
 export CC CFLAGS LDFLAGS LDLIBS
 if ! xargs -P "$JOBS" -d '\n' -n1 bash -c 'compile_one "$1"' _ < "$jobs_file"; then
     echo "run.sh: a test program failed to compile" >&2
