@@ -1,4 +1,4 @@
-/* grad_check.h - the gradient check of the steps from 40 on: backward's
+/* grad_check.h - the gradient check of the steps from 38 on: backward's
  * gradient of every input of a function of several inputs against
  * central differences taken one element at a time, on a weighted sum
  * of the outputs so that every output counts differently. Include it
@@ -106,6 +106,23 @@ static inline void check_gradients(const char *what, GradCheckFunction f,
             fail_msg("%s: backward's gradient of input %d differs from "
                      "the numerical one", what, i);
     }
+}
+
+/* check_gradients for a function of one input, f(x). (C has no
+ * closures: f waits in a variable for the adapter that calls it.) */
+static Variable *(*grad_check_one)(Variable *x);
+
+static inline Variable *grad_check_call_one(Variable *xs[])
+{
+    return grad_check_one(xs[0]);
+}
+
+static inline void check_gradient(const char *what,
+                                  Variable *(*f)(Variable *x),
+                                  NdArray *x, double rtol)
+{
+    grad_check_one = f;
+    check_gradients(what, grad_check_call_one, 1, (NdArray *[]){x}, rtol);
 }
 
 #endif /* GRAD_CHECK_H */
