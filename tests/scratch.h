@@ -1,7 +1,9 @@
 /* scratch.h - a scratch folder for the files a test program writes:
  * made by the group setup (make_scratch), removed with all it holds by
  * the group teardown (remove_scratch, or remove_folder for any
- * folder).
+ * folder); a test that wants a folder of its own calls the two itself.
+ * And the files read back: read_file, file_starts_with. Include it
+ * after nd_test.h (cmocka).
  *
  *     cmocka_run_group_tests(tests, make_scratch, remove_scratch);
  *     FILE *f = fopen(in_scratch("labels.idx"), "wb");
@@ -10,6 +12,7 @@
 #define SCRATCH_H
 
 #include <dirent.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -57,6 +60,42 @@ static inline const char *in_scratch(const char *name)
     char *path = paths[next++ % 4];
     snprintf(path, 512, "%s/%s", scratch, name);
     return path;
+}
+
+/* The bytes of the file at path with a '\0' after them, so that a text
+ * file reads as a string; their count in *size unless size is NULL. The
+ * test fails if the file cannot be read. The caller frees them. */
+static inline void *read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    assert_int_equal(fseek(f, 0, SEEK_END), 0);
+    long length = ftell(f);
+    assert_true(length >= 0);
+    rewind(f);
+    char *bytes = malloc((size_t)length + 1);
+    assert_non_null(bytes);
+    assert_int_equal(fread(bytes, 1, (size_t)length, f), (size_t)length);
+    bytes[length] = '\0';
+    fclose(f);
+    if (size)
+        *size = (size_t)length;
+    return bytes;
+}
+
+/* Whether the file at path opens and begins with the bytes of start (16
+ * at most); it closes the file again. */
+static inline bool file_starts_with(const char *path, const char *start)
+{
+    char head[16];
+    size_t length = strlen(start);
+    assert_true(length <= sizeof head);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return false;
+    size_t n = fread(head, 1, length, f);
+    fclose(f);
+    return n == length && memcmp(head, start, length) == 0;
 }
 
 #endif /* SCRATCH_H */

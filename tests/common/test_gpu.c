@@ -13,6 +13,7 @@
 
 #include "nd_gpu.h"
 #include "nd_test.h"
+#include "scratch.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -399,8 +400,9 @@ static void test_no_driver_loads_no_cuda_libraries(void **state)
 static void test_library_found_near_a_moved_program(void **state)
 {
     (void)state;
-    char root[] = "/tmp/nd-moved-XXXXXX", command[512], status[512];
-    assert_non_null(mkdtemp(root));
+    const char *root = scratch;
+    char command[1024], status[512];
+    assert_int_equal(make_scratch(NULL), 0);
     snprintf(command, sizeof command,
              "mkdir -p %s/common/build/cuda %s/steps/step52 %s/driver && "
              ": > %s/common/build/cuda/libnd_cuda.so && "
@@ -415,8 +417,7 @@ static void test_library_found_near_a_moved_program(void **state)
     assert_non_null(out);
     assert_non_null(fgets(status, sizeof status, out));
     assert_int_equal(pclose(out), 0);
-    snprintf(command, sizeof command, "rm -rf %s", root);
-    assert_int_equal(system(command), 0);
+    assert_int_equal(remove_scratch(NULL), 0);
     char want[128];
     snprintf(want, sizeof want, "%s/common/build/cuda/libnd_cuda.so", root);
     if (!strstr(status, want))

@@ -30,23 +30,6 @@ static void write_file(const char *path, const void *bytes, size_t n)
     assert_int_equal(fclose(f), 0);
 }
 
-/* The bytes of the file at path, malloc'd; their count in *n. */
-static unsigned char *read_file(const char *path, size_t *n)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    assert_int_equal(fseek(f, 0, SEEK_END), 0);
-    long size = ftell(f);
-    assert_true(size >= 0);
-    rewind(f);
-    unsigned char *bytes = malloc((size_t)size + 1);
-    assert_non_null(bytes);
-    assert_int_equal(fread(bytes, 1, (size_t)size, f), (size_t)size);
-    fclose(f);
-    *n = (size_t)size;
-    return bytes;
-}
-
 /* The bytes of member name of the zip archive at path, through libzip
  * (as any zip reader sees them), malloc'd; their count in *n. */
 static unsigned char *read_member(const char *path, const char *name,

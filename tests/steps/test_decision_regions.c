@@ -10,16 +10,15 @@
 #include <unistd.h>
 
 #include "pool_fixture.h"
+#include "scratch.h"
 
-static char scratch[64];
 static char points[96];
 
-/* A scratch folder holding points.csv: four points, of classes 0, 1, 2
- * and 2. */
-static void scratch_open(void)
+/* A fresh scratch folder holding points.csv: four points, of classes 0,
+ * 1, 2 and 2. The test removes it (remove_scratch). */
+static void scratch_with_points(void)
 {
-    snprintf(scratch, sizeof scratch, "/tmp/test_regions.XXXXXX");
-    assert_non_null(mkdtemp(scratch));
+    assert_int_equal(make_scratch(NULL), 0);
     snprintf(points, sizeof points, "%s/points.csv", scratch);
     NdArray *x0 = nd_from_buffer(ND_FLOAT64, ND_SHAPE(4),
                                  (double[]){-0.5, 0.4, 0.2, -0.1});
@@ -35,30 +34,11 @@ static void scratch_open(void)
     nd_release(x0);
 }
 
-static void scratch_close(void)
-{
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
-    assert_int_equal(system(command), 0);
-}
-
 /* A 3 x 4 grid: class 0 left, 1 in the middle, 2 right. */
 static NdArray *grid(void)
 {
     return nd_from_buffer(ND_INT64, ND_SHAPE(3, 4), (int64_t[]){
         0, 1, 1, 2, 0, 1, 2, 2, 0, 0, 1, 2});
-}
-
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    char *text = calloc(1 << 20, 1);
-    assert_non_null(text);
-    size_t n = fread(text, 1, (1 << 20) - 1, f);
-    text[n] = '\0';
-    fclose(f);
-    return text;
 }
 
 static int count(const char *text, const char *what)
@@ -74,14 +54,13 @@ static void test_draws(void **state)
     (void)state;
     if (system("command -v gnuplot >/dev/null 2>&1") != 0)
         skip();
-    scratch_open();
-    char svg[96], png[96];
-    snprintf(svg, sizeof svg, "%s/regions.svg", scratch);
-    snprintf(png, sizeof png, "%s/regions.png", scratch);
+    scratch_with_points();
+    const char *svg = in_scratch("regions.svg");
+    const char *png = in_scratch("regions.png");
     NdArray *classes = grid();
     assert_true(plot_decision_regions(classes, -0.6, -0.4, 0.3, points,
                                       svg));
-    char *text = read_text(svg);
+    char *text = read_file(svg, NULL);
     assert_int_equal(count(text, "<image "), 1);
     assert_non_null(strstr(text, "data:image/png;base64,"));
     /* a mark per point (pt 7, 2, 9 are gpPt6, gpPt1, gpPt8), and one
@@ -95,14 +74,9 @@ static void test_draws(void **state)
     free(text);
     assert_true(plot_decision_regions(classes, -0.6, -0.4, 0.3, points,
                                       png));
-    char head[4] = {0};
-    FILE *f = fopen(png, "rb");
-    assert_non_null(f);
-    assert_int_equal(fread(head, 1, 4, f), 4);
-    fclose(f);
-    assert_memory_equal(head, "\x89PNG", 4);
+    assert_true(file_starts_with(png, "\x89PNG"));
     nd_release(classes);
-    scratch_close();
+    assert_int_equal(remove_scratch(NULL), 0);
 }
 
 /* The points alone: the same marks and legend, no image. */
@@ -111,18 +85,17 @@ static void test_points_alone(void **state)
     (void)state;
     if (system("command -v gnuplot >/dev/null 2>&1") != 0)
         skip();
-    scratch_open();
-    char svg[96];
-    snprintf(svg, sizeof svg, "%s/points.svg", scratch);
+    scratch_with_points();
+    const char *svg = in_scratch("points.svg");
     assert_true(plot_classes(points, svg));
-    char *text = read_text(svg);
+    char *text = read_file(svg, NULL);
     assert_int_equal(count(text, "<image "), 0);
     assert_int_equal(count(text, "xlink:href='#gpPt6'"), 1 + 1);
     assert_int_equal(count(text, "xlink:href='#gpPt1'"), 1 + 1);
     assert_int_equal(count(text, "xlink:href='#gpPt8'"), 2 + 1);
     assert_non_null(strstr(text, "<text>class 2</text>"));
     free(text);
-    scratch_close();
+    assert_int_equal(remove_scratch(NULL), 0);
 }
 
 static void test_bad_classes(void **state)
@@ -151,10 +124,9 @@ static void test_bad_classes(void **state)
 static void test_bad_extension(void **state)
 {
     (void)state;
-    scratch_open();
-    char gif[96], log[96];
-    snprintf(gif, sizeof gif, "%s/regions.gif", scratch);
-    snprintf(log, sizeof log, "%s/stderr.txt", scratch);
+    scratch_with_points();
+    const char *gif = in_scratch("regions.gif");
+    const char *log = in_scratch("stderr.txt");
     NdArray *classes = grid();
     fflush(stderr);
     int saved = dup(2);
@@ -167,13 +139,13 @@ static void test_bad_extension(void **state)
     close(saved);
     fclose(capture);
     assert_false(drawn);
-    char *message = read_text(log);
+    char *message = read_file(log, NULL);
     assert_non_null(strstr(message, "regions.gif"));
     assert_non_null(strstr(message, ".svg or .png"));
     free(message);
     assert_int_equal(access(gif, F_OK), -1);
     nd_release(classes);
-    scratch_close();
+    assert_int_equal(remove_scratch(NULL), 0);
 }
 
 int main(void)

@@ -10,6 +10,7 @@
 
 #include "dot_text.h"
 #include "pool_fixture.h"
+#include "scratch.h"
 
 /* z = (x + y) * x, with x a named 0-d variable and y a named (3,) one. */
 static Variable *small_graph(void)
@@ -159,43 +160,25 @@ static void test_no_objects_made(void **state)
 
 /* ---- plot_dot_graph, in a scratch folder that is also the cache */
 
-static char scratch[64];
-
 static void scratch_open(void)
 {
-    snprintf(scratch, sizeof scratch, "/tmp/test_dot_graph.XXXXXX");
-    assert_non_null(mkdtemp(scratch));
+    assert_int_equal(make_scratch(NULL), 0);
     setenv("DEZERO_CACHE_DIR", scratch, 1);
 }
 
 static void scratch_close(void)
 {
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
-    assert_int_equal(system(command), 0);
+    assert_int_equal(remove_scratch(NULL), 0);
     unsetenv("DEZERO_CACHE_DIR");
-}
-
-static bool file_starts_with(const char *path, const char *start)
-{
-    char head[16] = {0};
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    size_t n = fread(head, 1, strlen(start), f);
-    fclose(f);
-    return n == strlen(start) && memcmp(head, start, n) == 0;
 }
 
 /* plot_dot_graph's result, with what it wrote to stderr in message. */
 static bool plot_capturing_stderr(const Variable *z, const char *to_file,
                                   char *message, size_t size)
 {
-    char path[96];
-    snprintf(path, sizeof path, "%s/stderr.txt", scratch);
     fflush(stderr);
     int saved = dup(2);
-    FILE *capture = fopen(path, "w+");
+    FILE *capture = fopen(in_scratch("stderr.txt"), "w+");
     assert_non_null(capture);
     dup2(fileno(capture), 2);
     bool drawn = plot_dot_graph(z, false, to_file);
@@ -221,9 +204,8 @@ static void test_plot_draws_a_png(void **state)
     if (!dot_installed())
         skip();
     scratch_open();
-    char png[96], dot[96];
-    snprintf(png, sizeof png, "%s/graph.png", scratch);
-    snprintf(dot, sizeof dot, "%s/tmp_graph.dot", scratch);
+    const char *png = in_scratch("graph.png");
+    const char *dot = in_scratch("tmp_graph.dot");
     assert_true(plot_dot_graph(small_graph(), false, png));
     assert_true(file_starts_with(png, "\x89PNG"));
     assert_true(file_starts_with(dot, "digraph g {\n"));
@@ -238,9 +220,9 @@ static void test_plot_without_dot(void **state)
     scratch_open();
     char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
     setenv("PATH", scratch, 1);         /* a folder without dot */
-    char png[96], dot[96], message[1024];
-    snprintf(png, sizeof png, "%s/graph.png", scratch);
-    snprintf(dot, sizeof dot, "%s/tmp_graph.dot", scratch);
+    const char *png = in_scratch("graph.png");
+    const char *dot = in_scratch("tmp_graph.dot");
+    char message[1024];
     bool drawn = plot_capturing_stderr(small_graph(), png, message,
                                        sizeof message);
     setenv("PATH", path, 1);
@@ -258,13 +240,13 @@ static void test_plot_bad_format(void **state)
 {
     (void)state;
     scratch_open();
-    char file[96], message[1024];
-    snprintf(file, sizeof file, "%s/graph", scratch);
+    const char *file = in_scratch("graph");
+    char message[1024];
     assert_false(plot_capturing_stderr(small_graph(), file, message,
                                        sizeof message));
     assert_non_null(strstr(message, "no extension"));
     if (dot_installed()) {
-        snprintf(file, sizeof file, "%s/graph.nosuchformat", scratch);
+        file = in_scratch("graph.nosuchformat");
         assert_false(plot_capturing_stderr(small_graph(), file, message,
                                            sizeof message));
         assert_non_null(strstr(message, "dot could not draw"));

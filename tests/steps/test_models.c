@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "grad_check.h"
+#include "scratch.h"
 
 /* A layer of no parameters of its own whose forward is its first
  * layer's. */
@@ -144,31 +145,23 @@ static void test_model_plot(void **state)
     (void)state;
     if (!dot_installed())
         skip();
-    char scratch[] = "/tmp/test_models.XXXXXX";
-    assert_non_null(mkdtemp(scratch));
+    assert_int_equal(make_scratch(NULL), 0);
     setenv("DEZERO_CACHE_DIR", scratch, 1);
-    char svg[64], dot[64];
-    snprintf(svg, sizeof svg, "%s/model.svg", scratch);
-    snprintf(dot, sizeof dot, "%s/tmp_graph.dot", scratch);
+    const char *svg = in_scratch("model.svg");
+    const char *dot = in_scratch("tmp_graph.dot");
     Model *m = mlp(ND_SHAPE(10, 1), NULL);
     Variable *x = variable(ramp(ND_SHAPE(100, 1), 0, 0.01));
     assert_true(model_plot(m, x, svg));
-    FILE *f = fopen(dot, "r");
-    assert_non_null(f);
-    char text[4096] = {0};
-    size_t n = fread(text, 1, sizeof text - 1, f);
-    text[n] = '\0';
-    fclose(f);
+    char *text = read_file(dot, NULL);
     assert_non_null(strstr(text, "W: (1, 10) float32"));
     assert_non_null(strstr(text, "b: (1,) float32"));
     assert_non_null(strstr(text, "(100, 1) float64"));
     assert_non_null(strstr(text, "label=\"Sigmoid\""));
-    f = fopen(svg, "r");
+    free(text);
+    FILE *f = fopen(svg, "r");
     assert_non_null(f);
     fclose(f);
-    char command[96];
-    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
-    assert_int_equal(system(command), 0);
+    assert_int_equal(remove_scratch(NULL), 0);
     unsetenv("DEZERO_CACHE_DIR");
 }
 

@@ -8,45 +8,7 @@
 #include <unistd.h>
 
 #include "pool_fixture.h"
-
-static char scratch[64];
-
-static void scratch_open(void)
-{
-    snprintf(scratch, sizeof scratch, "/tmp/test_plot_csv.XXXXXX");
-    assert_non_null(mkdtemp(scratch));
-}
-
-static void scratch_close(void)
-{
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
-    assert_int_equal(system(command), 0);
-}
-
-/* The file's text, which the caller frees. */
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    char *text = calloc(1 << 16, 1);
-    assert_non_null(text);
-    size_t n = fread(text, 1, (1 << 16) - 1, f);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
-static bool file_starts_with(const char *path, const char *start)
-{
-    char head[16] = {0};
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    size_t n = fread(head, 1, strlen(start), f);
-    fclose(f);
-    return n == strlen(start) && memcmp(head, start, n) == 0;
-}
+#include "scratch.h"
 
 /* Writes x = (0.1, 2) and y = (-1.5, 1e-300) to path. */
 static bool write_two_columns(const char *path)
@@ -67,24 +29,22 @@ static bool write_two_columns(const char *path)
 static void test_csv_text(void **state)
 {
     (void)state;
-    scratch_open();
-    char path[96];
-    snprintf(path, sizeof path, "%s/data.csv", scratch);
+    assert_int_equal(make_scratch(NULL), 0);
+    const char *path = in_scratch("data.csv");
     assert_true(write_two_columns(path));
-    char *text = read_file(path);
+    char *text = read_file(path, NULL);
     assert_string_equal(text, "x,y'\n0.10000000000000001,-1.5\n"
                               "2,1e-300\n");
     free(text);
-    scratch_close();
+    assert_int_equal(remove_scratch(NULL), 0);
 }
 
 /* The digits read back to the very doubles written. */
 static void test_csv_round_trip(void **state)
 {
     (void)state;
-    scratch_open();
-    char path[96];
-    snprintf(path, sizeof path, "%s/round.csv", scratch);
+    assert_int_equal(make_scratch(NULL), 0);
+    const char *path = in_scratch("round.csv");
     NdArray *x = nd_linspace(-7, 7, 200);
     assert_true(write_csv(path, 1, (const char *[]){"x"},
                           (const NdArray *[]){x}));
@@ -102,7 +62,7 @@ static void test_csv_round_trip(void **state)
     assert_null(fgets(line, sizeof line, f));
     fclose(f);
     nd_release(x);
-    scratch_close();
+    assert_int_equal(remove_scratch(NULL), 0);
 }
 
 static void test_csv_refusals(void **state)
@@ -153,11 +113,9 @@ static bool gnuplot_installed(void)
 static bool plot_capturing_stderr(const char *csv, const char *to_file,
                                   char *message, size_t size)
 {
-    char path[96];
-    snprintf(path, sizeof path, "%s/stderr.txt", scratch);
     fflush(stderr);
     int saved = dup(2);
-    FILE *capture = fopen(path, "w+");
+    FILE *capture = fopen(in_scratch("stderr.txt"), "w+");
     assert_non_null(capture);
     dup2(fileno(capture), 2);
     bool drawn = plot_csv(csv, to_file, "bottom right");
@@ -178,20 +136,18 @@ static void test_plot_draws(void **state)
     (void)state;
     if (!gnuplot_installed())
         skip();
-    scratch_open();
-    char csv[96], svg[96], png[96];
-    snprintf(csv, sizeof csv, "%s/it's.csv", scratch);
-    snprintf(svg, sizeof svg, "%s/it's.svg", scratch);
-    snprintf(png, sizeof png, "%s/plot.png", scratch);
+    assert_int_equal(make_scratch(NULL), 0);
+    const char *csv = in_scratch("it's.csv"), *svg = in_scratch("it's.svg");
+    const char *png = in_scratch("plot.png");
     assert_true(write_two_columns(csv));
     assert_true(plot_csv(csv, svg, "bottom right"));
     assert_true(file_starts_with(svg, "<?xml"));
-    char *text = read_file(svg);
+    char *text = read_file(svg, NULL);
     assert_non_null(strstr(text, "<text>y'</text>"));
     free(text);
     assert_true(plot_csv(csv, png, "top left"));
     assert_true(file_starts_with(png, "\x89PNG"));
-    scratch_close();
+    assert_int_equal(remove_scratch(NULL), 0);
 }
 
 /* Without gnuplot on the PATH: false, and a message that says what to
@@ -199,10 +155,9 @@ static void test_plot_draws(void **state)
 static void test_plot_without_gnuplot(void **state)
 {
     (void)state;
-    scratch_open();
-    char csv[96], svg[96], message[1024];
-    snprintf(csv, sizeof csv, "%s/data.csv", scratch);
-    snprintf(svg, sizeof svg, "%s/data.svg", scratch);
+    assert_int_equal(make_scratch(NULL), 0);
+    const char *csv = in_scratch("data.csv"), *svg = in_scratch("data.svg");
+    char message[1024];
     assert_true(write_two_columns(csv));
     char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
     setenv("PATH", scratch, 1);         /* a folder without gnuplot */
@@ -213,29 +168,28 @@ static void test_plot_without_gnuplot(void **state)
     assert_non_null(strstr(message, "not installed"));
     assert_non_null(strstr(message, "gnuplot-nox"));
     assert_int_equal(access(svg, F_OK), -1);
-    scratch_close();
+    assert_int_equal(remove_scratch(NULL), 0);
 }
 
 /* A format it does not draw, a CSV file that is not there: false. */
 static void test_plot_failures(void **state)
 {
     (void)state;
-    scratch_open();
-    char csv[96], file[96], message[1024];
-    snprintf(csv, sizeof csv, "%s/data.csv", scratch);
+    assert_int_equal(make_scratch(NULL), 0);
+    const char *csv = in_scratch("data.csv"), *file = in_scratch("plot.gif");
+    char message[1024];
     assert_true(write_two_columns(csv));
-    snprintf(file, sizeof file, "%s/plot.gif", scratch);
     assert_false(plot_capturing_stderr(csv, file, message,
                                        sizeof message));
     assert_non_null(strstr(message, ".svg or .png"));
     if (gnuplot_installed()) {
-        snprintf(csv, sizeof csv, "%s/missing.csv", scratch);
-        snprintf(file, sizeof file, "%s/plot.svg", scratch);
+        csv = in_scratch("missing.csv");
+        file = in_scratch("plot.svg");
         assert_false(plot_capturing_stderr(csv, file, message,
                                            sizeof message));
         assert_non_null(strstr(message, "gnuplot could not draw"));
     }
-    scratch_close();
+    assert_int_equal(remove_scratch(NULL), 0);
 }
 
 int main(void)

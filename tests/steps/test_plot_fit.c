@@ -7,45 +7,7 @@
 #include <unistd.h>
 
 #include "pool_fixture.h"
-
-static char scratch[64];
-
-static void scratch_open(void)
-{
-    snprintf(scratch, sizeof scratch, "/tmp/test_plot_fit.XXXXXX");
-    assert_non_null(mkdtemp(scratch));
-}
-
-static void scratch_close(void)
-{
-    char command[128];
-    snprintf(command, sizeof command, "rm -rf '%s'", scratch);
-    assert_int_equal(system(command), 0);
-}
-
-/* The file's text, which the caller frees. */
-static char *read_file(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    char *text = calloc(1 << 20, 1);
-    assert_non_null(text);
-    size_t n = fread(text, 1, (1 << 20) - 1, f);
-    text[n] = '\0';
-    fclose(f);
-    return text;
-}
-
-static bool file_starts_with(const char *path, const char *start)
-{
-    char head[16] = {0};
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return false;
-    size_t n = fread(head, 1, strlen(start), f);
-    fclose(f);
-    return n == strlen(start) && memcmp(head, start, n) == 0;
-}
+#include "scratch.h"
 
 /* Writes points.csv (five points) and curve.csv (a line of two) into
  * the scratch folder; their paths go to points and curve. */
@@ -78,11 +40,9 @@ static bool plot_capturing_stderr(const char *points, const char *curve,
                                   const char *to_file, char *message,
                                   size_t size)
 {
-    char path[96];
-    snprintf(path, sizeof path, "%s/stderr.txt", scratch);
     fflush(stderr);
     int saved = dup(2);
-    FILE *capture = fopen(path, "w+");
+    FILE *capture = fopen(in_scratch("stderr.txt"), "w+");
     assert_non_null(capture);
     dup2(fileno(capture), 2);
     bool drawn = plot_fit(points, curve, to_file, "x", "y");
@@ -103,14 +63,13 @@ static void test_plot_fit_draws(void **state)
     (void)state;
     if (!gnuplot_installed())
         skip();
-    scratch_open();
-    char points[96], curve[96], svg[96], png[96];
+    assert_int_equal(make_scratch(NULL), 0);
+    char points[96], curve[96];
     write_data(points, curve, sizeof points);
-    snprintf(svg, sizeof svg, "%s/fit.svg", scratch);
-    snprintf(png, sizeof png, "%s/fit.png", scratch);
+    const char *svg = in_scratch("fit.svg"), *png = in_scratch("fit.png");
     assert_true(plot_fit(points, curve, svg, "x", "y axis"));
     assert_true(file_starts_with(svg, "<?xml"));
-    char *text = read_file(svg);
+    char *text = read_file(svg, NULL);
     int marks = 0;
     for (const char *p = text; (p = strstr(p, "xlink:href='#gpPt6'"));
          p++)
@@ -121,7 +80,7 @@ static void test_plot_fit_draws(void **state)
     free(text);
     assert_true(plot_fit(points, curve, png, "x", "y"));
     assert_true(file_starts_with(png, "\x89PNG"));
-    scratch_close();
+    assert_int_equal(remove_scratch(NULL), 0);
 }
 
 /* Without gnuplot on the PATH: false, and a message that names the
@@ -129,10 +88,10 @@ static void test_plot_fit_draws(void **state)
 static void test_plot_fit_without_gnuplot(void **state)
 {
     (void)state;
-    scratch_open();
-    char points[96], curve[96], svg[96], message[1024];
+    assert_int_equal(make_scratch(NULL), 0);
+    char points[96], curve[96], message[1024];
     write_data(points, curve, sizeof points);
-    snprintf(svg, sizeof svg, "%s/fit.svg", scratch);
+    const char *svg = in_scratch("fit.svg");
     char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
     setenv("PATH", scratch, 1);         /* a folder without gnuplot */
     bool drawn = plot_capturing_stderr(points, curve, svg, message,
@@ -144,22 +103,22 @@ static void test_plot_fit_without_gnuplot(void **state)
     assert_non_null(strstr(message, "not installed"));
     assert_non_null(strstr(message, "gnuplot-nox"));
     assert_int_equal(access(svg, F_OK), -1);
-    scratch_close();
+    assert_int_equal(remove_scratch(NULL), 0);
 }
 
 /* An extension gnuplot is not asked to draw: false, and a message. */
 static void test_plot_fit_bad_extension(void **state)
 {
     (void)state;
-    scratch_open();
-    char points[96], curve[96], gif[96], message[1024];
+    assert_int_equal(make_scratch(NULL), 0);
+    char points[96], curve[96], message[1024];
     write_data(points, curve, sizeof points);
-    snprintf(gif, sizeof gif, "%s/fit.gif", scratch);
+    const char *gif = in_scratch("fit.gif");
     assert_false(plot_capturing_stderr(points, curve, gif, message,
                                        sizeof message));
     assert_non_null(strstr(message, "fit.gif"));
     assert_non_null(strstr(message, ".svg or .png"));
-    scratch_close();
+    assert_int_equal(remove_scratch(NULL), 0);
 }
 
 int main(void)
