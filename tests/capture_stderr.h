@@ -1,7 +1,8 @@
 /* capture_stderr.h - what a test's calls write to stderr, caught in a
  * file so that the test can check it: capture_stderr(folder) before the
  * calls, captured() after them. For the tests of code that reports on
- * stderr (downloads, datasets). Include it after nd_test.h (cmocka). */
+ * stderr (downloads, datasets, plots). Include it after nd_test.h
+ * (cmocka). */
 #ifndef CAPTURE_STDERR_H
 #define CAPTURE_STDERR_H
 
@@ -14,7 +15,7 @@ static int saved_stderr = -1;
 static char captured_path[256];
 
 /* Sends stderr into folder/stderr.log until captured(). */
-static void capture_stderr(const char *folder)
+static inline void capture_stderr(const char *folder)
 {
     fflush(stderr);
     snprintf(captured_path, sizeof captured_path, "%s/stderr.log", folder);
@@ -27,7 +28,7 @@ static void capture_stderr(const char *folder)
 
 /* Restores stderr; returns what was written to it (static text, kept
  * until the next call), and removes the file. */
-static const char *captured(void)
+static inline const char *captured(void)
 {
     static char text[8192];
     fflush(stderr);

@@ -2,8 +2,10 @@
  * made by the group setup (make_scratch), removed with all it holds by
  * the group teardown (remove_scratch, or remove_folder for any
  * folder); a test that wants a folder of its own calls the two itself.
- * And the files read back: read_file, file_starts_with. Include it
- * after nd_test.h (cmocka).
+ * And the files read back: read_file, file_starts_with; and PATH
+ * pointed at the folder, where no program is found (path_to_scratch,
+ * restore_path), for the tests of what happens without gnuplot or dot.
+ * Include it after nd_test.h (cmocka).
  *
  *     cmocka_run_group_tests(tests, make_scratch, remove_scratch);
  *     FILE *f = fopen(in_scratch("labels.idx"), "wb");
@@ -96,6 +98,25 @@ static inline bool file_starts_with(const char *path, const char *start)
     size_t n = fread(head, 1, length, f);
     fclose(f);
     return n == length && memcmp(head, start, length) == 0;
+}
+
+/* Points PATH at the scratch folder alone, so that no program is found
+ * on it; returns the PATH it replaced, which the caller hands back to
+ * restore_path. */
+static inline char *path_to_scratch(void)
+{
+    const char *path = getenv("PATH");
+    char *saved = strdup(path ? path : "");
+    assert_non_null(saved);
+    setenv("PATH", scratch, 1);
+    return saved;
+}
+
+/* Sets PATH back to saved (from path_to_scratch), and frees saved. */
+static inline void restore_path(char *saved)
+{
+    setenv("PATH", saved, 1);
+    free(saved);
 }
 
 #endif /* SCRATCH_H */

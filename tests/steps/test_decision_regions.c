@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "pool_fixture.h"
+#include "capture_stderr.h"
 #include "scratch.h"
 
 static char points[96];
@@ -126,23 +127,13 @@ static void test_bad_extension(void **state)
     (void)state;
     scratch_with_points();
     const char *gif = in_scratch("regions.gif");
-    const char *log = in_scratch("stderr.txt");
     NdArray *classes = grid();
-    fflush(stderr);
-    int saved = dup(2);
-    FILE *capture = fopen(log, "w+");
-    assert_non_null(capture);
-    dup2(fileno(capture), 2);
+    capture_stderr(scratch);
     bool drawn = plot_decision_regions(classes, 0, 0, 1, points, gif);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    fclose(capture);
+    const char *message = captured();
     assert_false(drawn);
-    char *message = read_file(log, NULL);
     assert_non_null(strstr(message, "regions.gif"));
     assert_non_null(strstr(message, ".svg or .png"));
-    free(message);
     assert_int_equal(access(gif, F_OK), -1);
     nd_release(classes);
     assert_int_equal(remove_scratch(NULL), 0);

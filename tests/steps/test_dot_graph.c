@@ -10,6 +10,7 @@
 
 #include "dot_text.h"
 #include "pool_fixture.h"
+#include "capture_stderr.h"
 #include "scratch.h"
 
 /* z = (x + y) * x, with x a named 0-d variable and y a named (3,) one. */
@@ -172,26 +173,6 @@ static void scratch_close(void)
     unsetenv("DEZERO_CACHE_DIR");
 }
 
-/* plot_dot_graph's result, with what it wrote to stderr in message. */
-static bool plot_capturing_stderr(const Variable *z, const char *to_file,
-                                  char *message, size_t size)
-{
-    fflush(stderr);
-    int saved = dup(2);
-    FILE *capture = fopen(in_scratch("stderr.txt"), "w+");
-    assert_non_null(capture);
-    dup2(fileno(capture), 2);
-    bool drawn = plot_dot_graph(z, false, to_file);
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(capture);
-    size_t n = fread(message, 1, size - 1, capture);
-    message[n] = '\0';
-    fclose(capture);
-    return drawn;
-}
-
 static bool dot_installed(void)
 {
     return system("command -v dot >/dev/null 2>&1") == 0;
@@ -218,15 +199,13 @@ static void test_plot_without_dot(void **state)
 {
     (void)state;
     scratch_open();
-    char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
-    setenv("PATH", scratch, 1);         /* a folder without dot */
+    char *path = path_to_scratch();     /* a folder without dot */
     const char *png = in_scratch("graph.png");
     const char *dot = in_scratch("tmp_graph.dot");
-    char message[1024];
-    bool drawn = plot_capturing_stderr(small_graph(), png, message,
-                                       sizeof message);
-    setenv("PATH", path, 1);
-    free(path);
+    capture_stderr(scratch);
+    bool drawn = plot_dot_graph(small_graph(), false, png);
+    const char *message = captured();
+    restore_path(path);
     assert_false(drawn);
     assert_non_null(strstr(message, "not installed"));
     assert_non_null(strstr(message, "graphviz"));
@@ -241,14 +220,17 @@ static void test_plot_bad_format(void **state)
     (void)state;
     scratch_open();
     const char *file = in_scratch("graph");
-    char message[1024];
-    assert_false(plot_capturing_stderr(small_graph(), file, message,
-                                       sizeof message));
+    capture_stderr(scratch);
+    bool drawn = plot_dot_graph(small_graph(), false, file);
+    const char *message = captured();
+    assert_false(drawn);
     assert_non_null(strstr(message, "no extension"));
     if (dot_installed()) {
         file = in_scratch("graph.nosuchformat");
-        assert_false(plot_capturing_stderr(small_graph(), file, message,
-                                           sizeof message));
+        capture_stderr(scratch);
+        drawn = plot_dot_graph(small_graph(), false, file);
+        message = captured();
+        assert_false(drawn);
         assert_non_null(strstr(message, "dot could not draw"));
     }
     scratch_close();

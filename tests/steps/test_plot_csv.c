@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "pool_fixture.h"
+#include "capture_stderr.h"
 #include "scratch.h"
 
 /* Writes x = (0.1, 2) and y = (-1.5, 1e-300) to path. */
@@ -83,23 +84,15 @@ static void test_csv_refusals(void **state)
     nd_release(three);
     /* A folder that does not exist: false, and a message that names
      * the file and the reason. */
-    fflush(stderr);
-    int saved = dup(2);
-    FILE *capture = tmpfile();
-    assert_non_null(capture);
-    dup2(fileno(capture), 2);
+    assert_int_equal(make_scratch(NULL), 0);
+    capture_stderr(scratch);
     bool written = write_two_columns("/nonexistent/folder/data.csv");
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(capture);
-    char message[1024];
-    message[fread(message, 1, sizeof message - 1, capture)] = '\0';
-    fclose(capture);
+    const char *message = captured();
     assert_false(written);
     assert_string_equal(message, "write_csv: cannot open "
                         "/nonexistent/folder/data.csv: No such file or "
                         "directory\n");
+    assert_int_equal(remove_scratch(NULL), 0);
 }
 
 /* ---- plot_csv */
@@ -107,26 +100,6 @@ static void test_csv_refusals(void **state)
 static bool gnuplot_installed(void)
 {
     return system("command -v gnuplot >/dev/null 2>&1") == 0;
-}
-
-/* plot_csv's result, with what it wrote to stderr in message. */
-static bool plot_capturing_stderr(const char *csv, const char *to_file,
-                                  char *message, size_t size)
-{
-    fflush(stderr);
-    int saved = dup(2);
-    FILE *capture = fopen(in_scratch("stderr.txt"), "w+");
-    assert_non_null(capture);
-    dup2(fileno(capture), 2);
-    bool drawn = plot_csv(csv, to_file, "bottom right");
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(capture);
-    size_t n = fread(message, 1, size - 1, capture);
-    message[n] = '\0';
-    fclose(capture);
-    return drawn;
 }
 
 /* With gnuplot: an SVG with the header's names in its legend, a PNG,
@@ -157,13 +130,12 @@ static void test_plot_without_gnuplot(void **state)
     (void)state;
     assert_int_equal(make_scratch(NULL), 0);
     const char *csv = in_scratch("data.csv"), *svg = in_scratch("data.svg");
-    char message[1024];
     assert_true(write_two_columns(csv));
-    char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
-    setenv("PATH", scratch, 1);         /* a folder without gnuplot */
-    bool drawn = plot_capturing_stderr(csv, svg, message, sizeof message);
-    setenv("PATH", path, 1);
-    free(path);
+    char *path = path_to_scratch();     /* a folder without gnuplot */
+    capture_stderr(scratch);
+    bool drawn = plot_csv(csv, svg, "bottom right");
+    const char *message = captured();
+    restore_path(path);
     assert_false(drawn);
     assert_non_null(strstr(message, "not installed"));
     assert_non_null(strstr(message, "gnuplot-nox"));
@@ -177,16 +149,19 @@ static void test_plot_failures(void **state)
     (void)state;
     assert_int_equal(make_scratch(NULL), 0);
     const char *csv = in_scratch("data.csv"), *file = in_scratch("plot.gif");
-    char message[1024];
     assert_true(write_two_columns(csv));
-    assert_false(plot_capturing_stderr(csv, file, message,
-                                       sizeof message));
+    capture_stderr(scratch);
+    bool drawn = plot_csv(csv, file, "bottom right");
+    const char *message = captured();
+    assert_false(drawn);
     assert_non_null(strstr(message, ".svg or .png"));
     if (gnuplot_installed()) {
         csv = in_scratch("missing.csv");
         file = in_scratch("plot.svg");
-        assert_false(plot_capturing_stderr(csv, file, message,
-                                           sizeof message));
+        capture_stderr(scratch);
+        drawn = plot_csv(csv, file, "bottom right");
+        message = captured();
+        assert_false(drawn);
         assert_non_null(strstr(message, "gnuplot could not draw"));
     }
     assert_int_equal(remove_scratch(NULL), 0);

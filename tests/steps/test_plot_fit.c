@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "pool_fixture.h"
+#include "capture_stderr.h"
 #include "scratch.h"
 
 /* Writes points.csv (five points) and curve.csv (a line of two) into
@@ -33,27 +34,6 @@ static void write_data(char *points, char *curve, size_t size)
 static bool gnuplot_installed(void)
 {
     return system("command -v gnuplot >/dev/null 2>&1") == 0;
-}
-
-/* plot_fit's result, with what it wrote to stderr in message. */
-static bool plot_capturing_stderr(const char *points, const char *curve,
-                                  const char *to_file, char *message,
-                                  size_t size)
-{
-    fflush(stderr);
-    int saved = dup(2);
-    FILE *capture = fopen(in_scratch("stderr.txt"), "w+");
-    assert_non_null(capture);
-    dup2(fileno(capture), 2);
-    bool drawn = plot_fit(points, curve, to_file, "x", "y");
-    fflush(stderr);
-    dup2(saved, 2);
-    close(saved);
-    rewind(capture);
-    size_t n = fread(message, 1, size - 1, capture);
-    message[n] = '\0';
-    fclose(capture);
-    return drawn;
 }
 
 /* With gnuplot: an SVG with five point marks, a line and the axis
@@ -89,15 +69,14 @@ static void test_plot_fit_without_gnuplot(void **state)
 {
     (void)state;
     assert_int_equal(make_scratch(NULL), 0);
-    char points[96], curve[96], message[1024];
+    char points[96], curve[96];
     write_data(points, curve, sizeof points);
     const char *svg = in_scratch("fit.svg");
-    char *path = strdup(getenv("PATH") ? getenv("PATH") : "");
-    setenv("PATH", scratch, 1);         /* a folder without gnuplot */
-    bool drawn = plot_capturing_stderr(points, curve, svg, message,
-                                       sizeof message);
-    setenv("PATH", path, 1);
-    free(path);
+    char *path = path_to_scratch();     /* a folder without gnuplot */
+    capture_stderr(scratch);
+    bool drawn = plot_fit(points, curve, svg, "x", "y");
+    const char *message = captured();
+    restore_path(path);
     assert_false(drawn);
     assert_non_null(strstr(message, "fit.svg"));
     assert_non_null(strstr(message, "not installed"));
@@ -111,11 +90,13 @@ static void test_plot_fit_bad_extension(void **state)
 {
     (void)state;
     assert_int_equal(make_scratch(NULL), 0);
-    char points[96], curve[96], message[1024];
+    char points[96], curve[96];
     write_data(points, curve, sizeof points);
     const char *gif = in_scratch("fit.gif");
-    assert_false(plot_capturing_stderr(points, curve, gif, message,
-                                       sizeof message));
+    capture_stderr(scratch);
+    bool drawn = plot_fit(points, curve, gif, "x", "y");
+    const char *message = captured();
+    assert_false(drawn);
     assert_non_null(strstr(message, "fit.gif"));
     assert_non_null(strstr(message, ".svg or .png"));
     assert_int_equal(remove_scratch(NULL), 0);
