@@ -4,7 +4,8 @@
  * folder); a test that wants a folder of its own calls the two itself.
  * And the files read back: read_file, file_starts_with; and PATH
  * pointed at the folder, where no program is found (path_to_scratch,
- * restore_path), for the tests of what happens without gnuplot or dot.
+ * restore_path), for the tests of what happens without gnuplot or dot
+ * (program_installed tells whether they are there).
  * Include it after nd_test.h (cmocka).
  *
  *     cmocka_run_group_tests(tests, make_scratch, remove_scratch);
@@ -98,6 +99,15 @@ static inline bool file_starts_with(const char *path, const char *start)
     size_t n = fread(head, 1, length, f);
     fclose(f);
     return n == length && memcmp(head, start, length) == 0;
+}
+
+/* Whether the shell finds the program name on PATH (command -v). */
+static inline bool program_installed(const char *name)
+{
+    char command[128];
+    snprintf(command, sizeof command, "command -v '%s' >/dev/null 2>&1",
+             name);
+    return system(command) == 0;
 }
 
 /* Points PATH at the scratch folder alone, so that no program is found

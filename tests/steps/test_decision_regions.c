@@ -53,7 +53,7 @@ static int count(const char *text, const char *what)
 static void test_draws(void **state)
 {
     (void)state;
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+    if (!program_installed("gnuplot"))
         skip();
     scratch_with_points();
     const char *svg = in_scratch("regions.svg");
@@ -84,7 +84,7 @@ static void test_draws(void **state)
 static void test_points_alone(void **state)
 {
     (void)state;
-    if (system("command -v gnuplot >/dev/null 2>&1") != 0)
+    if (!program_installed("gnuplot"))
         skip();
     scratch_with_points();
     const char *svg = in_scratch("points.svg");

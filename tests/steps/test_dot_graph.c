@@ -173,16 +173,11 @@ static void scratch_close(void)
     unsetenv("DEZERO_CACHE_DIR");
 }
 
-static bool dot_installed(void)
-{
-    return system("command -v dot >/dev/null 2>&1") == 0;
-}
-
 /* With dot: a PNG in the file named, and the DOT text in the cache. */
 static void test_plot_draws_a_png(void **state)
 {
     (void)state;
-    if (!dot_installed())
+    if (!program_installed("dot"))
         skip();
     scratch_open();
     const char *png = in_scratch("graph.png");
@@ -225,7 +220,7 @@ static void test_plot_bad_format(void **state)
     const char *message = captured();
     assert_false(drawn);
     assert_non_null(strstr(message, "no extension"));
-    if (dot_installed()) {
+    if (program_installed("dot")) {
         file = in_scratch("graph.nosuchformat");
         capture_stderr(scratch);
         drawn = plot_dot_graph(small_graph(), false, file);

@@ -133,17 +133,12 @@ static void test_mlp(void **state)
     assert_string_equal(layer_call(one, x)->creator->cls->name, "Linear");
 }
 
-static bool dot_installed(void)
-{
-    return system("command -v dot >/dev/null 2>&1") == 0;
-}
-
 /* The graph of the forward pass, with shapes and dtypes, drawn by dot;
  * its DOT text in the cache folder names W and b with their shapes. */
 static void test_model_plot(void **state)
 {
     (void)state;
-    if (!dot_installed())
+    if (!program_installed("dot"))
         skip();
     assert_int_equal(make_scratch(NULL), 0);
     setenv("DEZERO_CACHE_DIR", scratch, 1);

@@ -97,17 +97,12 @@ static void test_csv_refusals(void **state)
 
 /* ---- plot_csv */
 
-static bool gnuplot_installed(void)
-{
-    return system("command -v gnuplot >/dev/null 2>&1") == 0;
-}
-
 /* With gnuplot: an SVG with the header's names in its legend, a PNG,
  * and names with a quote in them (gnuplot's strings double it). */
 static void test_plot_draws(void **state)
 {
     (void)state;
-    if (!gnuplot_installed())
+    if (!program_installed("gnuplot"))
         skip();
     assert_int_equal(make_scratch(NULL), 0);
     const char *csv = in_scratch("it's.csv"), *svg = in_scratch("it's.svg");
@@ -155,7 +150,7 @@ static void test_plot_failures(void **state)
     const char *message = captured();
     assert_false(drawn);
     assert_non_null(strstr(message, ".svg or .png"));
-    if (gnuplot_installed()) {
+    if (program_installed("gnuplot")) {
         csv = in_scratch("missing.csv");
         file = in_scratch("plot.svg");
         capture_stderr(scratch);

@@ -31,17 +31,12 @@ static void write_data(char *points, char *curve, size_t size)
     nd_release(fit);
 }
 
-static bool gnuplot_installed(void)
-{
-    return system("command -v gnuplot >/dev/null 2>&1") == 0;
-}
-
 /* With gnuplot: an SVG with five point marks, a line and the axis
  * names, and a PNG. */
 static void test_plot_fit_draws(void **state)
 {
     (void)state;
-    if (!gnuplot_installed())
+    if (!program_installed("gnuplot"))
         skip();
     assert_int_equal(make_scratch(NULL), 0);
     char points[96], curve[96];
