@@ -5,11 +5,11 @@
  * so that a download cut short, by a failure or by the user, never
  * leaves a file the cache would take for a good one; the next run goes
  * on from what the cut one left there. */
-#include <errno.h>
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
-#include <stdint.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -82,14 +82,16 @@ LIBND=common/build/$VARIANT/libnd.a
 # rpath; the readers' own programs stay linked with libnd.a.
 #
 # A file is rebuilt only when it is missing, when its command changed
-# (kept in out.cmd), or when a file it was built from is newer.
+# (kept in out.cmd), or when a file it was built from is newer. A newer
+# shared library it links does not count: it is loaded when the program
+# runs, and a change to what it offers shows in a header.
 up_to_date() {    # out command files...
     local out=$1 command=$2 file
     shift 2
     [ -f "$out" ] && [ -f "$out.cmd" ] || return 1
     [ "$(< "$out.cmd")" = "$command" ] || return 1
     for file in "$@"; do
-        case $file in -*|'') continue ;; esac
+        case $file in -*|''|*.so) continue ;; esac
         [ -e "$file" ] && [ ! "$file" -nt "$out" ] || return 1
     done
 }
@@ -99,7 +101,6 @@ shared_library() {   # name.so, the objects or archives it is made from...
     local out=$LIB/$1 command
     shift
     command="$CC -shared -Wl,-soname,$(basename "$out") -o $out $* $LDFLAGS $LDLIBS"
-    # shellcheck disable=SC2086
     up_to_date "$out" "$command" "$@" && return 0
     rm -f "$out.cmd"
     # shellcheck disable=SC2086
