@@ -4,7 +4,9 @@
  * device (first call, with planning, and steady state apart), with the
  * speedup and whether the results agree; max on each; and matmul at
  * DeZero's MNIST sizes in float32 against cuBLAS called alone on the
- * same buffers. Prints one table; fails without a GPU. */
+ * same buffers; and the floor under a step-52 epoch, its products
+ * alone (gpu-check sets step 52's epoch against it). Prints one table;
+ * fails without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -169,6 +171,46 @@ static void bench_matmul(const char *name, int64_t a0, int64_t a1,
         nd_release(arrays[i]);
 }
 
+/* The floor under an epoch of step 52 on the device: the six products
+ * of each batch of 100 through the MLP 784-1000-10 (two forward, the
+ * two weight gradients, and the two input gradients DeZero computes),
+ * for the 600 batches of MNIST's training set, each one cuBLAS call
+ * through the GPU library on buffers made once: no activation, no
+ * loss, no update, no transfer, no wait for the host. */
+static void bench_epoch_floor(void)
+{
+    enum { BATCHES = 600 };
+    NdArray *arrays[10];
+    static const int64_t shapes[10][2] = {
+        {100, 784}, {784, 1000}, {100, 1000}, {1000, 10}, {100, 10},
+        {100, 10}, {100, 1000}, {1000, 10}, {784, 1000}, {100, 784},
+    };
+    for (int i = 0; i < 10; i++)
+        arrays[i] = nd_full_on(ND_CUDA, ND_FLOAT32, 2, shapes[i], 0.01);
+    NdArray *x = arrays[0], *W1 = arrays[1], *h = arrays[2];  // (100, 784)
+    NdArray *W2 = arrays[3], *y = arrays[4], *gy = arrays[5]; // (100, 10)
+    NdArray *gh = arrays[6], *gW2 = arrays[7], *gW1 = arrays[8];
+    NdArray *gx = arrays[9];                                  // (100, 784)
+    double best;
+    int failed = 0;
+    BEST_OF(best, 3, for (int b = 0; b < BATCHES; b++) {
+        failed |= gpu->gemm(h, x, false, W1, false);    /* x @ W1 */
+        failed |= gpu->gemm(y, h, false, W2, false);    /* h @ W2 */
+        failed |= gpu->gemm(gh, gy, false, W2, true);   /* gy @ W2.T */
+        failed |= gpu->gemm(gW2, h, true, gy, false);   /* h.T @ gy */
+        failed |= gpu->gemm(gx, gh, false, W1, true);   /* gh @ W1.T */
+        failed |= gpu->gemm(gW1, x, true, gh, false);   /* x.T @ gh */
+    });
+    if (failed) {
+        fprintf(stderr, "bench-gpu: gemm: %s\n", gpu->last_error());
+        exit(1);
+    }
+    row("step 52 epoch, its GEMMs alone", 0, best,
+        "600 batches x 6 products: the floor");
+    for (int i = 0; i < 10; i++)
+        nd_release(arrays[i]);
+}
+
 int main(void)
 {
     if (!nd_gpu_available()) {
@@ -194,6 +236,7 @@ int main(void)
                  784, 1000, true);
     bench_matmul("matmul f32 (100,784).T@(100,1000)", 100, 784, true,
                  100, 1000, false);
+    bench_epoch_floor();
     nd_release(small);
     nd_release(large);
     return 0;

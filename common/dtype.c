@@ -206,6 +206,9 @@ void nd_cast_buffer(void *dst, NdDtype to, const void *src, NdDtype from,
         CAST_LOOP(float, int64_t);      /* one rounding, not two */
     } else if (to == ND_FLOAT64 && from == ND_UINT8) {
         CAST_LOOP(double, uint8_t);
+    } else if (to == ND_UINT8 && from == ND_INT64) {
+        CAST_LOOP(uint8_t, int64_t);    /* the low byte, as NumPy: not */
+                                        /* through double, which rounds */
     } else if (nd_dtype_is_complex(to) || nd_dtype_is_complex(from)) {
         for (int64_t i = 0; i < n; i++)
             nd_store_complex(dst, to, i, nd_load_complex(src, from, i));

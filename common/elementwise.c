@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "nd_internal.h"
+#include "nd_integer.h"
 
 /* ------------------------------------------------------------ binary */
 
@@ -94,21 +95,9 @@ BINARY_KERNEL(div_f32, float, float, E_DIV)
 BINARY_KERNEL(pow_f64, double, double, pow(x, y))
 BINARY_KERNEL(pow_f32, float, float, powf(x, y))
 
-/* Integer powers by squaring, wrapping around like NumPy's; a negative
- * exponent was refused before. */
-static inline int64_t ipow(int64_t base, int64_t exp)
-{
-    uint64_t result = 1, factor = (uint64_t)base;
-    while (exp > 0) {
-        if (exp & 1)
-            result *= factor;
-        factor *= factor;
-        exp >>= 1;
-    }
-    return (int64_t)result;
-}
-BINARY_KERNEL(pow_i64, int64_t, int64_t, ipow(x, y))
-BINARY_KERNEL(pow_u8, uint8_t, uint8_t, (uint8_t)ipow(x, y))
+/* Integer powers: nd_integer.h's, which the GPU kernels share. */
+BINARY_KERNEL(pow_i64, int64_t, int64_t, nd_ipow(x, y))
+BINARY_KERNEL(pow_u8, uint8_t, uint8_t, (uint8_t)nd_ipow(x, y))
 
 /* bool: + is "or", * is "and", as in NumPy. */
 BINARY_KERNEL(add_b, bool, bool, x || y)

@@ -222,14 +222,6 @@ NdArray *nd_gpu_download(const char *op, const NdArray *device)
     return a;
 }
 
-NdArray *nd_empty_on(NdDevice device, NdDtype dtype, int ndim,
-                     const int64_t *shape)
-{
-    if (device == ND_CUDA)
-        return nd_gpu_empty("nd_empty", dtype, ndim, shape);
-    return nd_empty(dtype, ndim, shape);
-}
-
 NdArray *nd_gpu_full(const char *op, NdDtype dtype, int ndim,
                      const int64_t *shape, double value)
 {

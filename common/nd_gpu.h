@@ -284,9 +284,6 @@ void nd_gpu_free(NdArray *a);
  * a copy on the host of a device array. */
 NdArray *nd_gpu_upload(const char *op, const NdArray *host);
 NdArray *nd_gpu_download(const char *op, const NdArray *device);
-/* nd_empty on either device. */
-NdArray *nd_empty_on(NdDevice device, NdDtype dtype, int ndim,
-                     const int64_t *shape);
 
 /* The device twins of nd_full, nd_astype and nd_copyto. */
 NdArray *nd_gpu_full(const char *op, NdDtype dtype, int ndim,

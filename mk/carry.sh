@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # carry.sh - carries a fix made in one step to every later step that
-# holds the same code (DESIGN.md 10: a fix to step N belongs in N+1..52).
+# holds the same code (CONTRIBUTING.md 6, carrying a fix with carry.sh).
 #
 #   mk/carry.sh N          apply the uncommitted change to steps/stepNN
 #                          to each later step
@@ -13,7 +13,7 @@
 # a copy that was missed shows up there.
 set -u
 cd "$(dirname "$0")/.."
-[ $# -ge 1 ] || { sed -n '4,6p' "$0"; exit 2; }
+[ $# -ge 1 ] || { sed -n '5,7p' "$0"; exit 2; }
 from=$(printf '%02d' "$((10#$1))")
 check=${2:-}
 patch=$(git diff HEAD -- "steps/step$from")

@@ -32,7 +32,10 @@ $(LIBND): FORCE
 # --gpu-status), so that a machine without one stops there with the
 # reason; then it builds the rest and mk/gpu_check.sh runs the parts.
 STEP52 := steps/step52
+STEP60 := steps/step60
 DEVICE_TEST := tests/build/$(VARIANT)/gpu/test_device
+DEVICE_TEST_60 := tests/build/$(VARIANT)/gpu/test_device_60
+STEPS_ON_DEVICE := tests/build/$(VARIANT)/gpu/steps_on_device
 MNIST_TINY := tests/build/$(VARIANT)/gpu/mnist_tiny
 
 check: $(TEST)
@@ -41,19 +44,35 @@ check: $(TEST)
 	@$(MAKE) --no-print-directory -f mk/gpu.mk check-programs
 	@mk/gpu_check.sh $(VARIANT)
 
-check-programs: $(DEVICE_TEST) $(BENCH) $(MNIST_TINY)
+check-programs: $(DEVICE_TEST) $(DEVICE_TEST_60) $(STEPS_ON_DEVICE) \
+                $(BENCH) $(MNIST_TINY)
 
-step52: FORCE
-	@$(MAKE) --no-print-directory -C $(STEP52)
+step52 step60: FORCE
+	@$(MAKE) --no-print-directory -C steps/$@
 
-# Step 52's device cases, compiled as tests/run.sh compiles a step's
-# test: against the step's objects (built with it, listed once built).
+# The device cases of step 52 and of step 60, which adds those of steps
+# 53-60, compiled as tests/run.sh compiles a step's test: against the
+# step's objects (built with it, listed once built).
 $(DEVICE_TEST): tests/steps/test_device.c step52 $(LIBND)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -Icommon -Itests -o $@ $< \
 	    $(wildcard $(STEP52)/build/$(VARIANT)/dezero/*.o) $(LIBND) \
 	    -DSTEP=52 -I$(STEP52) -I$(STEP52)/dezero $(LDFLAGS) $(LDLIBS) \
 	    -lcmocka
+
+$(DEVICE_TEST_60): tests/steps/test_device.c step60 $(LIBND)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Icommon -Itests -o $@ $< \
+	    $(wildcard $(STEP60)/build/$(VARIANT)/dezero/*.o) $(LIBND) \
+	    -DSTEP=60 -I$(STEP60) -I$(STEP60)/dezero $(LDFLAGS) $(LDLIBS) \
+	    -lcmocka
+
+# Steps 57, 58 and 60 on the device (tests/gpu/steps_on_device.c).
+$(STEPS_ON_DEVICE): tests/gpu/steps_on_device.c step60 $(LIBND)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -Icommon -Itests -o $@ $< \
+	    $(wildcard $(STEP60)/build/$(VARIANT)/dezero/*.o) $(LIBND) \
+	    -I$(STEP60)/dezero $(LDFLAGS) $(LDLIBS)
 
 # Synthetic digits of MNIST's shapes, for a machine whose cache has no
 # MNIST (as bench/train.sh does).
@@ -62,4 +81,4 @@ $(MNIST_TINY): tests/mnist_tiny.c tests/mnist_tiny.h
 	$(CC) $(CFLAGS) -Itests $< -lz -o $@
 # endregion
 
-.PHONY: test bench check check-programs step52 FORCE
+.PHONY: test bench check check-programs step52 step60 FORCE

@@ -4,12 +4,18 @@
 # part, pass or fail, its seconds, its key figures.
 #   (a) common's GPU cases           tests/.../gpu/test_gpu --gpu-only
 #   (b) step 52's device cases       tests/.../gpu/test_device --gpu-only
+#       and step 60's, which add those of steps 53-60: test_device_60
 #   (c) step 52 for one epoch        DEZERO_EPOCHS=1 steps/step52/step52,
 #       on MNIST where the cache ($DEZERO_CACHE_DIR, else ~/.dezero) has
 #       it, otherwise on synthetic digits of MNIST's shapes
 #       (tests/mnist_tiny.c, as bench/train.sh does)
 #   (d) step 52's tour of device arrays   steps/step52/tour
 #   (e) make bench-gpu               bench/build/bench_gpu
+#   (f) the PTX path                 (a) again with CUDA_FORCE_PTX_JIT=1:
+#       the driver compiles the library's PTX instead of loading its
+#       machine code, as on a GPU newer than the library knows
+#   (g) (h) (i) steps 57, 58 (VGG16, random weights) and 60 (an epoch of
+#       the LSTM) on the device against the host: steps_on_device N
 # Each part's whole output goes to $GPU_CHECK_LOGS (by default
 # tests/build/VARIANT/gpu-check/); the tour's and the benchmark's are
 # also printed, and the last lines of a part that fails. Each part may
@@ -90,6 +96,11 @@ part "(b) step 52: test_device --gpu-only" test_device \
 row "(b) test_device --gpu-only" "$status" \
     "$(counts "$logs/test_device.log")" test_device
 
+part "(b) step 60: test_device --gpu-only" test_device_60 \
+    "$gpu/test_device_60" --gpu-only
+row "(b) step 60 test_device" "$status" \
+    "$(counts "$logs/test_device_60.log")" test_device_60
+
 if [ -n "$scratch" ] && ! wait "$data_maker"; then
     cat "$logs/mnist_tiny.log"
     echo "gpu-check: the synthetic digits could not be written" >&2
@@ -129,7 +140,32 @@ bench=$(awk 'function field(from, width) {
              field(1, 40) == "matmul f32 (100,784)@(784,1000)" {
                  split(field(74, 40), n, " "); m = ", matmul " n[1] " GFLOP/s" }
              END { print f m }' "$logs/bench_gpu.log")
+# Step 52's epoch, from (c), against the floor of its products alone.
+floor=$(awk -F'  +' '$1 == "step 52 epoch, its GEMMs alone" { print $3 }' \
+        "$logs/bench_gpu.log")
+seconds52=$(sed -n 's/.*time: \([0-9.]*\)\[sec\].*/\1/p' \
+            "$logs/step52.log" | head -1)
+if [ -n "$floor" ] && [ -n "$seconds52" ]; then
+    bench+=$(awk -v e="$seconds52" -v f="$floor" \
+             'BEGIN { printf ", epoch %.0fx its GEMM floor", e * 1000 / f }')
+fi
 row "(e) make bench-gpu" "$status" "${bench:-no figures}" bench_gpu shown
+
+part "(f) test_gpu, PTX compiled by the driver" test_gpu_ptx \
+    env CUDA_FORCE_PTX_JIT=1 "$gpu/test_gpu" --gpu-only
+row "(f) test_gpu, PTX JIT" "$status" "$(counts "$logs/test_gpu_ptx.log")" \
+    test_gpu_ptx
+
+for n in 57 58 60; do
+    letter=$(case $n in 57) echo g ;; 58) echo h ;; *) echo i ;; esac)
+    part "($letter) step $n on the device" step${n}_device \
+        "$gpu/steps_on_device" "$n"
+    cat "$logs/step${n}_device.log"
+    # Its first line, less "step N: ".
+    figures=$(head -1 "$logs/step${n}_device.log" | sed 's/^step [0-9]*: //')
+    row "($letter) step $n on device" "$status" "${figures:-no figures}" \
+        "step${n}_device" shown
+done
 
 name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null |
        head -1)

@@ -78,13 +78,11 @@ int im2col(NdArray *col, const NdArray *img, const NdConvGeometry *g)
         using T = typename decltype(tag)::type;
         if constexpr (is_float<T>) {
             unsigned blocks = blocks_for(col->size);
-            if (g->to_matrix)
-                im2col_kernel<T, true><<<blocks, kThreads>>>(
-                    (T *)col->data, (const T *)img->data, *g, col->size);
-            else
-                im2col_kernel<T, false><<<blocks, kThreads>>>(
-                    (T *)col->data, (const T *)img->data, *g, col->size);
-            return check_launch("im2col");
+            return launch_kernel("im2col", blocks, kThreads,
+                                 g->to_matrix ? im2col_kernel<T, true>
+                                              : im2col_kernel<T, false>,
+                                 (T *)col->data, (const T *)img->data, *g,
+                                 col->size);
         } else {
             return fail("im2col: not supported for the dtype %s",
                         dtype_name(col->dtype));
@@ -99,9 +97,9 @@ int col2im(NdArray *img, const NdArray *col, const NdConvGeometry *g)
     return visit_dtype(img->dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         if constexpr (is_float<T>) {
-            col2im_kernel<T><<<blocks_for(img->size), kThreads>>>(
-                (T *)img->data, (const T *)col->data, *g, cs, img->size);
-            return check_launch("col2im");
+            return launch_kernel("col2im", blocks_for(img->size), kThreads,
+                                 col2im_kernel<T>, (T *)img->data,
+                                 (const T *)col->data, *g, cs, img->size);
         } else {
             return fail("col2im: not supported for the dtype %s",
                         dtype_name(img->dtype));

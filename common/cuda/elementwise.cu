@@ -1,8 +1,9 @@
 /* elementwise.cu - the kernels that compute each output element from
  * the elements at the same broadcast position: fill, cast and copies,
  * binary and unary operations, where, clip and allclose. Each follows
- * the element rule of the CPU half's loop for the same operation. */
-#include "gpu.cuh"
+ * the element rule of the CPU half's loop for the same operation; the
+ * binary and unary rules are elements.cuh's. */
+#include "elements.cuh"
 
 namespace ndg {
 
@@ -33,15 +34,14 @@ static Reader reader_for(const NdArray *out, const NdArray *a)
     return r;
 }
 
-/* Runs kernel<<<...>>>(args...) over n elements and checks the launch. */
+/* Runs kernel over n elements, a grid-stride loop's worth of blocks. */
 template <class... Params, class... Args>
 static int launch(const char *name, void (*kernel)(Params...), int64_t n,
                   Args... args)
 {
     if (n == 0)
         return 0;
-    kernel<<<blocks_for(n), kThreads>>>(args...);
-    return check_launch(name);
+    return launch_kernel(name, blocks_for(n), kThreads, kernel, args...);
 }
 
 /* ------------------------------------------------------------ fill, cast */
@@ -133,82 +133,6 @@ int copy_strided(void *dst, const int64_t *dst_strides, const void *src,
 
 /* ------------------------------------------------------------ binary */
 
-/* Integer powers by squaring, wrapping as the CPU half's do. */
-__device__ inline int64_t ipow(int64_t base, int64_t exp)
-{
-    uint64_t result = 1, factor = (uint64_t)base;
-    while (exp > 0) {
-        if (exp & 1)
-            result *= factor;
-        factor *= factor;
-        exp >>= 1;
-    }
-    return (int64_t)result;
-}
-
-/* Which dtypes each operation takes: the CPU half's kernel table. */
-template <int OP, class T> constexpr bool binary_supported()
-{
-    switch (OP) {
-    case ND_GPU_ADD: case ND_GPU_MUL: case ND_GPU_EQ: case ND_GPU_NE:
-        return true;
-    case ND_GPU_SUB: case ND_GPU_POW:
-        return !is_bool<T>;
-    case ND_GPU_DIV:
-        return is_float<T> || is_complex<T>;
-    default:                        /* maximum, minimum, <, <=, >, >= */
-        return !is_complex<T>;
-    }
-}
-
-template <int OP> constexpr bool is_comparison = OP >= ND_GPU_EQ;
-
-template <class T> constexpr bool is_int64 = std::is_same<T, int64_t>::value;
-
-/* int64 sums, differences and products wrap, computed unsigned. */
-#define ND_GPU_WRAP(x, OP, y) ((int64_t)((uint64_t)(x) OP (uint64_t)(y)))
-
-template <int OP, class T>
-__device__ inline auto binary_element(T x, T y)
-{
-    if constexpr (OP == ND_GPU_ADD) {
-        if constexpr (is_bool<T>) return x || y;
-        else if constexpr (is_int64<T>) return ND_GPU_WRAP(x, +, y);
-        else return T(x + y);
-    } else if constexpr (OP == ND_GPU_SUB) {
-        if constexpr (is_int64<T>) return ND_GPU_WRAP(x, -, y);
-        else return T(x - y);
-    } else if constexpr (OP == ND_GPU_MUL) {
-        if constexpr (is_bool<T>) return x && y;
-        else if constexpr (is_int64<T>) return ND_GPU_WRAP(x, *, y);
-        else return T(x * y);
-    } else if constexpr (OP == ND_GPU_DIV) {
-        return x / y;
-    } else if constexpr (OP == ND_GPU_POW) {
-        if constexpr (is_integer<T>) return T(ipow(x, y));
-        else if constexpr (is_complex<T>) return cuda::std::pow(x, y);
-        else return T(pow(x, y));
-    } else if constexpr (OP == ND_GPU_MAXIMUM) {
-        if constexpr (is_bool<T>) return x || y;
-        else return (x > y || x != x) ? x : y;     /* NaN propagates */
-    } else if constexpr (OP == ND_GPU_MINIMUM) {
-        if constexpr (is_bool<T>) return x && y;
-        else return (x < y || x != x) ? x : y;
-    } else if constexpr (OP == ND_GPU_EQ) {
-        return x == y;
-    } else if constexpr (OP == ND_GPU_NE) {
-        return x != y;
-    } else if constexpr (OP == ND_GPU_LT) {
-        return x < y;
-    } else if constexpr (OP == ND_GPU_LE) {
-        return x <= y;
-    } else if constexpr (OP == ND_GPU_GT) {
-        return x > y;
-    } else {
-        return x >= y;
-    }
-}
-
 template <int OP, class T, class Out>
 __global__ void binary_kernel(Out *out, const T *a, Reader ra, const T *b,
                               Reader rb, int64_t n)
@@ -224,8 +148,7 @@ static int binary_op(NdArray *out, const NdArray *a, const NdArray *b)
     return visit_dtype(a->dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         if constexpr (binary_supported<OP, T>()) {
-            using Out = typename std::conditional<is_comparison<OP>, bool,
-                                                  T>::type;
+            using Out = BinaryOut<OP, T>;
             return launch("binary", binary_kernel<OP, T, Out>, out->size,
                           (Out *)out->data, (const T *)a->data, ra,
                           (const T *)b->data, rb, out->size);
@@ -258,47 +181,6 @@ int binary(NdGpuBinary op, NdArray *out, const NdArray *a, const NdArray *b)
 
 /* ------------------------------------------------------------ unary */
 
-template <int OP, class T> constexpr bool unary_supported()
-{
-    switch (OP) {
-    case ND_GPU_ABS: return true;
-    case ND_GPU_NEG: return !is_bool<T>;
-    default: return is_float<T> || is_complex<T>;  /* exp, log, ... */
-    }
-}
-
-/* The libm function of each operation, for float, double and complex
- * (the overloads of CUDA's math library and of cuda::std::complex). */
-template <int OP, class T>
-__device__ inline auto unary_element(T x)
-{
-    if constexpr (OP == ND_GPU_NEG) {
-        if constexpr (std::is_same<T, int64_t>::value)
-            return (int64_t)(0 - (uint64_t)x);  /* -INT64_MIN wraps */
-        else return T(-x);
-    } else if constexpr (OP == ND_GPU_ABS) {
-        if constexpr (is_complex<T>) return cuda::std::abs(x);
-        else if constexpr (is_float<T>) return T(fabs(x));
-        else if constexpr (std::is_same<T, int64_t>::value)
-            return x < 0 ? (int64_t)(0 - (uint64_t)x) : x;
-        else return x;                      /* uint8, bool */
-    } else if constexpr (is_complex<T>) {
-        if constexpr (OP == ND_GPU_EXP) return cuda::std::exp(x);
-        else if constexpr (OP == ND_GPU_LOG) return cuda::std::log(x);
-        else if constexpr (OP == ND_GPU_SIN) return cuda::std::sin(x);
-        else if constexpr (OP == ND_GPU_COS) return cuda::std::cos(x);
-        else if constexpr (OP == ND_GPU_TANH) return cuda::std::tanh(x);
-        else return cuda::std::sqrt(x);
-    } else {
-        if constexpr (OP == ND_GPU_EXP) return T(exp(x));
-        else if constexpr (OP == ND_GPU_LOG) return T(log(x));
-        else if constexpr (OP == ND_GPU_SIN) return T(sin(x));
-        else if constexpr (OP == ND_GPU_COS) return T(cos(x));
-        else if constexpr (OP == ND_GPU_TANH) return T(tanh(x));
-        else return T(sqrt(x));
-    }
-}
-
 template <int OP, class T, class Out>
 __global__ void unary_kernel(Out *out, const T *a, int64_t n)
 {
@@ -312,7 +194,7 @@ static int unary_op(NdArray *out, const NdArray *a)
     return visit_dtype(a->dtype, [&](auto tag) {
         using T = typename decltype(tag)::type;
         if constexpr (unary_supported<OP, T>()) {
-            using Out = decltype(unary_element<OP, T>(T()));
+            using Out = UnaryOut<OP, T>;
             return launch("unary", unary_kernel<OP, T, Out>, out->size,
                           (Out *)out->data, (const T *)a->data, out->size);
         } else {

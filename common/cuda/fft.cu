@@ -94,6 +94,13 @@ static int plan_for(const Layout &l, cufftHandle *plan)
     return 0;
 }
 
+void release_plans()
+{
+    for (auto &entry : cache())
+        cufftDestroy(entry.second);
+    cache().clear();
+}
+
 /* ------------------------------------------------------------ steps */
 
 static int64_t product(const int64_t *dims, int from, int to)
@@ -201,10 +208,9 @@ static int normalise(void *data, int64_t doubles, int64_t size)
 {
     if (doubles == 0)
         return 0;
-    scale_kernel<<<blocks_for(doubles), kThreads>>>((double *)data,
-                                                    1.0 / (double)size,
-                                                    doubles);
-    return check_launch("scale");
+    return launch_kernel("scale", blocks_for(doubles), kThreads,
+                         scale_kernel, (double *)data, 1.0 / (double)size,
+                         doubles);
 }
 
 /* ------------------------------------------------------------ entry */
@@ -287,9 +293,10 @@ static int real_ifft(NdArray *out, const NdArray *in)
     if (status == 0)
         status = c2c_leading(work, dims, ndim, last, CUFFT_INVERSE);
     if (status == 0 && size > 0) {
-        zero_imag_of_real_bins<<<blocks_for(size / half), kThreads>>>(
-            work, size / half, half, out->shape[last] % 2 == 0);
-        status = check_launch("zero_imag_of_real_bins");
+        status = launch_kernel("zero_imag_of_real_bins",
+                               blocks_for(size / half), kThreads,
+                               zero_imag_of_real_bins, work, size / half,
+                               half, out->shape[last] % 2 == 0);
     }
     if (status == 0)
         status = transform(CUFFT_Z2D, CUFFT_INVERSE, out->data,

@@ -35,6 +35,12 @@ void *pool_alloc(size_t bytes);
 void pool_free(void *ptr);
 void pool_stats(NdGpuPoolStats *stats);
 int pool_trim();
+/* At exit (backend.cu): the pool's cached blocks, the cuBLAS handle and
+ * its workspace, and the cached cuFFT plans go back to the driver, so
+ * that a program that used the GPU leaves nothing allocated. */
+void pool_close();
+void release_blas();
+void release_plans();
 int upload(void *dst, const void *src, size_t bytes);
 int download(void *dst, const void *src, size_t bytes);
 int copy(void *dst, const void *src, size_t bytes);
@@ -71,6 +77,28 @@ inline unsigned blocks_for(int64_t n)
     int64_t blocks = (n + kThreads - 1) / kThreads;
     const int64_t most = 65536;
     return (unsigned)(blocks < 1 ? 1 : blocks > most ? most : blocks);
+}
+
+/* A kernel parameter that is a pointer to void: a template argument
+ * that came out void (see elements.cuh). */
+template <class P> constexpr bool is_void_pointer =
+    std::is_pointer<P>::value &&
+    std::is_void<typename std::remove_pointer<P>::type>::value;
+
+/* Every kernel is launched through this: kernel<<<blocks, threads>>>
+ * (args...), then check_launch(name). No kernel takes a void *, so one
+ * that does was instantiated from a type that is void in nvcc's host
+ * pass, which no device image holds: the build stops here rather than
+ * the launch failing on a GPU. */
+template <class... Params, class... Args>
+int launch_kernel(const char *name, dim3 blocks, dim3 threads,
+                  void (*kernel)(Params...), Args... args)
+{
+    static_assert(!(is_void_pointer<Params> || ...),
+                  "a kernel instantiated with a void type: its template "
+                  "argument came from a __device__-only function");
+    kernel<<<blocks, threads>>>(args...);
+    return check_launch(name);
 }
 
 /* The grid-stride loop over [0, n). */

@@ -74,9 +74,9 @@ static int gather_as(NdArray *out, const NdArray *a,
 {
     if (plan->size == 0)
         return 0;
-    gather_kernel<E><<<blocks_for(plan->size), kThreads>>>(
-        (E *)out->data, (const E *)a->data, *plan, bad);
-    return check_launch("gather");
+    return launch_kernel("gather", blocks_for(plan->size), kThreads,
+                         gather_kernel<E>, (E *)out->data,
+                         (const E *)a->data, *plan, bad);
 }
 
 int gather(NdArray *out, const NdArray *a, const NdGpuIndexPlan *plan,
@@ -175,16 +175,15 @@ int scatter_add(NdArray *a, const NdArray *values,
         status = visit_dtype(a->dtype, [&](auto tag) {
             using T = typename decltype(tag)::type;
             unsigned blocks = blocks_for(plan->size);
-            scatter_kernel<T, false><<<blocks, kThreads>>>(
-                (T *)a->data, (const T *)values->data, vw, *plan, bad);
-            int s = check_launch("scatter check");
+            int s = launch_kernel("scatter check", blocks, kThreads,
+                                  scatter_kernel<T, false>, (T *)a->data,
+                                  (const T *)values->data, vw, *plan, bad);
             if (s == 0)
                 s = report(bad, plan, err);
-            if (s == 0 && !err->found) {
-                scatter_kernel<T, true><<<blocks, kThreads>>>(
-                    (T *)a->data, (const T *)values->data, vw, *plan, bad);
-                s = check_launch("scatter_add");
-            }
+            if (s == 0 && !err->found)
+                s = launch_kernel("scatter_add", blocks, kThreads,
+                                  scatter_kernel<T, true>, (T *)a->data,
+                                  (const T *)values->data, vw, *plan, bad);
             return s;
         });
     else if (status == 0)

@@ -26,14 +26,24 @@ template <class Call> static cublasStatus_t retried(Call call)
     return status;
 }
 
-/* One handle for the process, made on first use (it costs a few ms). */
+/* One handle for the process, made on first use (it costs a few ms),
+ * destroyed with its workspace at exit (release_blas). */
+static cublasHandle_t blas_handle = nullptr;
+
 static cublasHandle_t handle(int *status)
 {
-    static cublasHandle_t h = nullptr;
-    if (!h)
-        *status = check_blas(retried([&] { return cublasCreate(&h); }),
-                             "cublasCreate");
-    return h;
+    if (!blas_handle)
+        *status = check_blas(
+            retried([&] { return cublasCreate(&blas_handle); }),
+            "cublasCreate");
+    return blas_handle;
+}
+
+void release_blas()
+{
+    if (blas_handle)
+        cublasDestroy(blas_handle);
+    blas_handle = nullptr;
 }
 
 /* ------------------------------------------------------------ int64 */
@@ -102,11 +112,10 @@ int gemm(NdArray *c, const NdArray *a, bool trans_a, const NdArray *b,
         dim3 blocks((unsigned)((n + kTile - 1) / kTile),
                     (unsigned)(row_tiles < kMaxRowTiles ? row_tiles
                                                         : kMaxRowTiles));
-        gemm_i64<<<blocks, threads>>>((int64_t *)c->data,
-                                      (const int64_t *)a->data, trans_a, lda,
-                                      (const int64_t *)b->data, trans_b, ldb,
-                                      m, n, k);
-        return check_launch("gemm_i64");
+        return launch_kernel("gemm_i64", blocks, threads, gemm_i64,
+                             (int64_t *)c->data, (const int64_t *)a->data,
+                             trans_a, lda, (const int64_t *)b->data,
+                             trans_b, ldb, m, n, k);
     }
     if (!by_cublas(c->dtype))
         return fail("gemm: not supported for the dtype %s",

@@ -15,6 +15,7 @@ constexpr size_t kUnit = 512;
 
 struct Pool {
     std::mutex lock;
+    bool closed;            /* at exit: a freed block goes straight back */
     std::unordered_map<size_t, std::vector<void *>> cached; /* by size */
     std::unordered_map<void *, size_t> live;                /* ptr: size */
     NdGpuPoolStats stats;
@@ -89,8 +90,12 @@ void pool_free(void *ptr)
         return;                 /* not ours: nothing to give back */
     size_t size = found->second;
     p.live.erase(found);
-    p.cached[size].push_back(ptr);
     p.stats.used_bytes -= size;
+    if (p.closed) {
+        cudaFree(ptr);
+        return;
+    }
+    p.cached[size].push_back(ptr);
     p.stats.cached_bytes += size;
 }
 
@@ -106,6 +111,14 @@ int pool_trim()
     Pool &p = pool();
     std::lock_guard<std::mutex> guard(p.lock);
     return release_cached(p);
+}
+
+void pool_close()
+{
+    Pool &p = pool();
+    std::lock_guard<std::mutex> guard(p.lock);
+    release_cached(p);
+    p.closed = true;
 }
 
 /* ------------------------------------------------------------ copies */

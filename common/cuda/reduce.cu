@@ -273,9 +273,9 @@ template <class Op>
 static int finish(typename Op::Out *out, typename Op::Acc *partial,
                   const Plan &p, int64_t split, int64_t count)
 {
-    finish_partials<Op><<<blocks_for(p.nout), kThreads>>>(
-        out, partial, p.nout, split, count);
-    return check_launch("finish_partials");
+    return launch_kernel("finish_partials", blocks_for(p.nout), kThreads,
+                         finish_partials<Op>, out, partial, p.nout, split,
+                         count);
 }
 
 /* Short reductions go one thread per result. Those that keep the
@@ -289,9 +289,9 @@ static int run(typename Op::Out *out, const T *in, const Plan &p,
     if (p.nout == 0)
         return 0;
     if (p.nreduced <= 32) {
-        reduce_threads<Op, T><<<blocks_for(p.nout), kThreads>>>(out, in, p,
-                                                                count);
-        return check_launch("reduce_threads");
+        return launch_kernel("reduce_threads", blocks_for(p.nout),
+                             kThreads, reduce_threads<Op, T>, out, in, p,
+                             count);
     }
     using Acc = typename Op::Acc;
     int64_t column_blocks = (p.nout + kColumns - 1) / kColumns;
@@ -314,13 +314,12 @@ static int run(typename Op::Out *out, const T *in, const Plan &p,
     if (p.last_kept) {
         dim3 threads(kColumns, kRowGroups);
         dim3 blocks((unsigned)column_blocks, (unsigned)split);
-        reduce_columns<Op, T><<<blocks, threads>>>(partial, in, p, split);
-        status = check_launch("reduce_columns");
+        status = launch_kernel("reduce_columns", blocks, threads,
+                               reduce_columns<Op, T>, partial, in, p, split);
     } else {
         int64_t blocks = p.nout * split < 65536 ? p.nout * split : 65536;
-        reduce_blocks<Op, T><<<(unsigned)blocks, kThreads>>>(partial, in,
-                                                             p, split);
-        status = check_launch("reduce_blocks");
+        status = launch_kernel("reduce_blocks", (unsigned)blocks, kThreads,
+                               reduce_blocks<Op, T>, partial, in, p, split);
     }
     if (status == 0)
         status = finish<Op>(out, partial, p, split, count);

@@ -1,0 +1,149 @@
+/* elements.cuh - what one element of a binary or unary operation is,
+ * for every dtype: the functions the kernels of elementwise.cu apply,
+ * and the output type of each, spelled out. They are __host__
+ * __device__, so a host program can call them too: the suite's
+ * test_gpu_elements checks each one against the CPU half on a machine
+ * without a GPU.
+ *
+ * Why the output types are spelled out: nvcc compiles a .cu file twice,
+ * once for the device and once for the host, and in the host pass a
+ * __device__-only function with a deduced (auto) return type has the
+ * type void. An output type taken with decltype from such a function
+ * made the host launch unary_kernel<OP, T, void>, which no device image
+ * holds: every unary kernel failed at launch on a real GPU
+ * (cudaErrorInvalidDeviceFunction) while every build passed. Now the
+ * types are written here, and elementwise.cu's launch() refuses, at
+ * compile time, a kernel with a void parameter. */
+#ifndef ND_GPU_ELEMENTS_CUH
+#define ND_GPU_ELEMENTS_CUH
+
+#include <cmath>
+
+#include "gpu.cuh"
+#include "nd_integer.h"
+
+namespace ndg {
+
+/* ------------------------------------------------------------ binary */
+
+/* Which dtypes each operation takes: the CPU half's kernel table. */
+template <int OP, class T> constexpr bool binary_supported()
+{
+    switch (OP) {
+    case ND_GPU_ADD: case ND_GPU_MUL: case ND_GPU_EQ: case ND_GPU_NE:
+        return true;
+    case ND_GPU_SUB: case ND_GPU_POW:
+        return !is_bool<T>;
+    case ND_GPU_DIV:
+        return is_float<T> || is_complex<T>;
+    default:                        /* maximum, minimum, <, <=, >, >= */
+        return !is_complex<T>;
+    }
+}
+
+template <int OP> constexpr bool is_comparison = OP >= ND_GPU_EQ;
+
+template <class T> constexpr bool is_int64 = std::is_same<T, int64_t>::value;
+
+/* The output type: bool for a comparison, else the operands' type. */
+template <int OP, class T>
+using BinaryOut = typename std::conditional<is_comparison<OP>, bool, T>::type;
+
+/* int64 sums, differences and products wrap, computed unsigned. */
+#define ND_GPU_WRAP(x, OP, y) ((int64_t)((uint64_t)(x) OP (uint64_t)(y)))
+
+template <int OP, class T>
+__host__ __device__ inline BinaryOut<OP, T> binary_element(T x, T y)
+{
+    if constexpr (OP == ND_GPU_ADD) {
+        if constexpr (is_bool<T>) return x || y;
+        else if constexpr (is_int64<T>) return ND_GPU_WRAP(x, +, y);
+        else return T(x + y);
+    } else if constexpr (OP == ND_GPU_SUB) {
+        if constexpr (is_int64<T>) return ND_GPU_WRAP(x, -, y);
+        else return T(x - y);
+    } else if constexpr (OP == ND_GPU_MUL) {
+        if constexpr (is_bool<T>) return x && y;
+        else if constexpr (is_int64<T>) return ND_GPU_WRAP(x, *, y);
+        else return T(x * y);
+    } else if constexpr (OP == ND_GPU_DIV) {
+        return x / y;
+    } else if constexpr (OP == ND_GPU_POW) {
+        if constexpr (is_integer<T>) return T(nd_ipow(x, y));
+        else if constexpr (is_complex<T>) return cuda::std::pow(x, y);
+        else return T(pow(x, y));
+    } else if constexpr (OP == ND_GPU_MAXIMUM) {
+        if constexpr (is_bool<T>) return x || y;
+        else return (x > y || x != x) ? x : y;     /* NaN propagates */
+    } else if constexpr (OP == ND_GPU_MINIMUM) {
+        if constexpr (is_bool<T>) return x && y;
+        else return (x < y || x != x) ? x : y;
+    } else if constexpr (OP == ND_GPU_EQ) {
+        return x == y;
+    } else if constexpr (OP == ND_GPU_NE) {
+        return x != y;
+    } else if constexpr (OP == ND_GPU_LT) {
+        return x < y;
+    } else if constexpr (OP == ND_GPU_LE) {
+        return x <= y;
+    } else if constexpr (OP == ND_GPU_GT) {
+        return x > y;
+    } else {
+        return x >= y;
+    }
+}
+
+/* ------------------------------------------------------------ unary */
+
+template <int OP, class T> constexpr bool unary_supported()
+{
+    switch (OP) {
+    case ND_GPU_ABS: return true;
+    case ND_GPU_NEG: return !is_bool<T>;
+    default: return is_float<T> || is_complex<T>;  /* exp, log, ... */
+    }
+}
+
+/* The output type: the real type for the modulus of a complex, else
+ * the operand's type. */
+template <int OP, class T>
+using UnaryOut = typename std::conditional<OP == ND_GPU_ABS,
+                                           typename RealOf<T>::type,
+                                           T>::type;
+
+/* The libm function of each operation, for float, double and complex
+ * (the overloads of CUDA's math library and of cuda::std::complex; on
+ * the host, the C++ library's). */
+template <int OP, class T>
+__host__ __device__ inline UnaryOut<OP, T> unary_element(T x)
+{
+    if constexpr (OP == ND_GPU_NEG) {
+        if constexpr (is_int64<T>)
+            return (int64_t)(0 - (uint64_t)x);  /* -INT64_MIN wraps */
+        else return T(-x);
+    } else if constexpr (OP == ND_GPU_ABS) {
+        if constexpr (is_complex<T>) return cuda::std::abs(x);
+        else if constexpr (is_float<T>) return T(fabs(x));
+        else if constexpr (is_int64<T>)
+            return x < 0 ? (int64_t)(0 - (uint64_t)x) : x;
+        else return x;                      /* uint8, bool */
+    } else if constexpr (is_complex<T>) {
+        if constexpr (OP == ND_GPU_EXP) return cuda::std::exp(x);
+        else if constexpr (OP == ND_GPU_LOG) return cuda::std::log(x);
+        else if constexpr (OP == ND_GPU_SIN) return cuda::std::sin(x);
+        else if constexpr (OP == ND_GPU_COS) return cuda::std::cos(x);
+        else if constexpr (OP == ND_GPU_TANH) return cuda::std::tanh(x);
+        else return cuda::std::sqrt(x);
+    } else {
+        if constexpr (OP == ND_GPU_EXP) return T(exp(x));
+        else if constexpr (OP == ND_GPU_LOG) return T(log(x));
+        else if constexpr (OP == ND_GPU_SIN) return T(sin(x));
+        else if constexpr (OP == ND_GPU_COS) return T(cos(x));
+        else if constexpr (OP == ND_GPU_TANH) return T(tanh(x));
+        else return T(sqrt(x));
+    }
+}
+
+} // namespace ndg
+
+#endif /* ND_GPU_ELEMENTS_CUH */

@@ -1,0 +1,155 @@
+/* host_elements.cu - the element functions of the GPU kernels, applied
+ * on the host (host_elements.h): the loops of elementwise.cu's kernels
+ * without the grid. Only the host pass of nvcc matters here; this file
+ * holds no kernel. */
+#include <cstdarg>
+#include <cstdio>
+
+#include "../../common/cuda/elements.cuh"
+#include "host_elements.h"
+
+namespace ndg {
+
+/* The library's fail and last_error, which visit_dtype reports with. */
+static char error_text[256];
+
+int fail(const char *fmt, ...)
+{
+    va_list args;
+    va_start(args, fmt);
+    vsnprintf(error_text, sizeof error_text, fmt, args);
+    va_end(args);
+    return -1;
+}
+
+const char *last_error()
+{
+    return error_text;
+}
+
+/* The dtype of a C++ element type. */
+template <class T> constexpr NdDtype dtype_of();
+template <> constexpr NdDtype dtype_of<bool>() { return ND_BOOL; }
+template <> constexpr NdDtype dtype_of<uint8_t>() { return ND_UINT8; }
+template <> constexpr NdDtype dtype_of<int64_t>() { return ND_INT64; }
+template <> constexpr NdDtype dtype_of<float>() { return ND_FLOAT32; }
+template <> constexpr NdDtype dtype_of<double>() { return ND_FLOAT64; }
+template <> constexpr NdDtype dtype_of<c64>() { return ND_COMPLEX64; }
+template <> constexpr NdDtype dtype_of<c128>() { return ND_COMPLEX128; }
+
+/* 0 when out can hold n elements of Out, else -1 saying why. */
+template <class Out>
+static int check_out(const NdArray *out, int64_t n)
+{
+    if (out->dtype != dtype_of<Out>())
+        return fail("out has the dtype %s, the operation gives %s",
+                    dtype_name(out->dtype), dtype_name(dtype_of<Out>()));
+    if (out->size != n)
+        return fail("out has %lld elements, the operands %lld",
+                    (long long)out->size, (long long)n);
+    return 0;
+}
+
+template <int OP>
+static int unary_on_host(NdArray *out, const NdArray *a)
+{
+    return visit_dtype(a->dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (unary_supported<OP, T>()) {
+            using Out = UnaryOut<OP, T>;
+            if (check_out<Out>(out, a->size) != 0)
+                return -1;
+            for (int64_t i = 0; i < a->size; i++)
+                ((Out *)out->data)[i] =
+                    unary_element<OP, T>(((const T *)a->data)[i]);
+            return 0;
+        } else {
+            return fail("unary operation %d: not supported for the "
+                        "dtype %s", OP, dtype_name(a->dtype));
+        }
+    });
+}
+
+template <int OP>
+static int binary_on_host(NdArray *out, const NdArray *a, const NdArray *b)
+{
+    if (b->dtype != a->dtype || b->size != a->size)
+        return fail("the operands differ in dtype or size");
+    return visit_dtype(a->dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (binary_supported<OP, T>()) {
+            using Out = BinaryOut<OP, T>;
+            if (check_out<Out>(out, a->size) != 0)
+                return -1;
+            for (int64_t i = 0; i < a->size; i++)
+                ((Out *)out->data)[i] = binary_element<OP, T>(
+                    ((const T *)a->data)[i], ((const T *)b->data)[i]);
+            return 0;
+        } else {
+            return fail("binary operation %d: not supported for the "
+                        "dtype %s", OP, dtype_name(a->dtype));
+        }
+    });
+}
+
+} // namespace ndg
+
+using namespace ndg;
+
+extern "C" int host_unary(NdGpuUnary op, NdArray *out, const NdArray *a)
+{
+    switch (op) {
+    case ND_GPU_NEG: return unary_on_host<ND_GPU_NEG>(out, a);
+    case ND_GPU_EXP: return unary_on_host<ND_GPU_EXP>(out, a);
+    case ND_GPU_LOG: return unary_on_host<ND_GPU_LOG>(out, a);
+    case ND_GPU_SIN: return unary_on_host<ND_GPU_SIN>(out, a);
+    case ND_GPU_COS: return unary_on_host<ND_GPU_COS>(out, a);
+    case ND_GPU_TANH: return unary_on_host<ND_GPU_TANH>(out, a);
+    case ND_GPU_SQRT: return unary_on_host<ND_GPU_SQRT>(out, a);
+    case ND_GPU_ABS: return unary_on_host<ND_GPU_ABS>(out, a);
+    }
+    return fail("unknown unary operation %d", (int)op);
+}
+
+extern "C" int host_binary(NdGpuBinary op, NdArray *out, const NdArray *a,
+                           const NdArray *b)
+{
+    switch (op) {
+    case ND_GPU_ADD: return binary_on_host<ND_GPU_ADD>(out, a, b);
+    case ND_GPU_SUB: return binary_on_host<ND_GPU_SUB>(out, a, b);
+    case ND_GPU_MUL: return binary_on_host<ND_GPU_MUL>(out, a, b);
+    case ND_GPU_DIV: return binary_on_host<ND_GPU_DIV>(out, a, b);
+    case ND_GPU_POW: return binary_on_host<ND_GPU_POW>(out, a, b);
+    case ND_GPU_MAXIMUM: return binary_on_host<ND_GPU_MAXIMUM>(out, a, b);
+    case ND_GPU_MINIMUM: return binary_on_host<ND_GPU_MINIMUM>(out, a, b);
+    case ND_GPU_EQ: return binary_on_host<ND_GPU_EQ>(out, a, b);
+    case ND_GPU_NE: return binary_on_host<ND_GPU_NE>(out, a, b);
+    case ND_GPU_LT: return binary_on_host<ND_GPU_LT>(out, a, b);
+    case ND_GPU_LE: return binary_on_host<ND_GPU_LE>(out, a, b);
+    case ND_GPU_GT: return binary_on_host<ND_GPU_GT>(out, a, b);
+    case ND_GPU_GE: return binary_on_host<ND_GPU_GE>(out, a, b);
+    }
+    return fail("unknown binary operation %d", (int)op);
+}
+
+extern "C" int host_cast(NdArray *out, const NdArray *a)
+{
+    if (out->size != a->size)
+        return fail("out has %lld elements, a %lld", (long long)out->size,
+                    (long long)a->size);
+    return visit_dtype(out->dtype, [&](auto to) {
+        using To = typename decltype(to)::type;
+        return visit_dtype(a->dtype, [&](auto from) {
+            using From = typename decltype(from)::type;
+            for (int64_t i = 0; i < a->size; i++)
+                ((To *)out->data)[i] =
+                    convert<To>(((const From *)a->data)[i]);
+            return 0;
+        });
+    });
+}
+
+extern "C" const char *host_elements_error(void)
+{
+    return last_error();
+}

@@ -1,0 +1,31 @@
+/* host_elements.h - the GPU kernels' element functions
+ * (common/cuda/elements.cuh, and convert in gpu.cuh) run on the host,
+ * over host arrays, by host_elements.cu: nvcc compiles them for the CPU
+ * as well as for the GPU, so a machine without a GPU can check every
+ * operation and dtype the kernels compute against the CPU half.
+ *
+ * Each call writes out (a host array of a's shape and the operation's
+ * output dtype) from a, and b of the same shape; it borrows every array.
+ * It returns 0, or -1 where the kernels refuse the operation for the
+ * dtype, or out has the wrong dtype or size; host_elements_error() then
+ * says why. */
+#ifndef HOST_ELEMENTS_H
+#define HOST_ELEMENTS_H
+
+#include "nd_gpu.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+int host_unary(NdGpuUnary op, NdArray *out, const NdArray *a);
+int host_binary(NdGpuBinary op, NdArray *out, const NdArray *a,
+                const NdArray *b);
+int host_cast(NdArray *out, const NdArray *a);
+const char *host_elements_error(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* HOST_ELEMENTS_H */

@@ -1,0 +1,338 @@
+/* test_gpu_elements.c - the GPU kernels' element functions, run on the
+ * host (host_elements.cu), against the CPU half: every unary and binary
+ * operation for every dtype the kernels take, and every cast. It needs
+ * nvcc to build, not a GPU to run, so `make test` runs it wherever the
+ * GPU half builds: a kernel computing the wrong function (sin as cos,
+ * a comparison the wrong way round) fails here, on any machine.
+ *
+ * Integers, bools and casts must agree exactly. Floats are compared in
+ * ulps of their dtype (ulp.h): the two sides call different libms (the
+ * C++ library's and CUDA's overloads here, glibc's C functions and
+ * libmvec's vector ones in the CPU half), each within a few roundings
+ * of the true value, so they may differ by a few ulps, never by more.
+ * MAX_ULPS is the bound; each case prints the largest distance it saw. */
+#include <complex.h>
+
+#include "nd_test.h"
+#include "ulp.h"
+#include "gpu/host_elements.h"
+
+/* 4 ulps: the CPU half's float loops call libmvec's vector functions,
+ * which glibc documents as within 4 ulps, and the kernels' functions
+ * are glibc's scalar ones here (within 1; the complex ones libcu++'s,
+ * built from those). Measured on these inputs:
+ * 4 for complex128 pow, 3 for float64 sin and complex128 tanh, 2 or
+ * less for the rest (each case prints its largest). */
+enum { MAX_ULPS = 4 };
+
+static const NdDtype all_dtypes[] = {
+    ND_BOOL, ND_UINT8, ND_INT64, ND_FLOAT32, ND_FLOAT64, ND_COMPLEX64,
+    ND_COMPLEX128,
+};
+enum { N_DTYPES = sizeof all_dtypes / sizeof all_dtypes[0], N = 64 };
+
+static bool is_float(NdDtype d)
+{
+    return d == ND_FLOAT32 || d == ND_FLOAT64 || d == ND_COMPLEX64 ||
+           d == ND_COMPLEX128;
+}
+
+static bool is_complex(NdDtype d)
+{
+    return d == ND_COMPLEX64 || d == ND_COMPLEX128;
+}
+
+
+/* (N,) values of dtype: N(0, 1) times 2 for floats, each part of a
+ * complex uniform in [-1, 1) (away from tanh's poles at +-i pi/2),
+ * -9..9 and both ends of int64, 0..255, 0/1; exponents (for pow) are
+ * 0..5 for integers, so that none is negative, which NumPy refuses. */
+static NdArray *values(NdDtype dtype, bool exponents)
+{
+    int64_t shape[1] = {N};
+    NdArray *r;
+    switch (dtype) {
+    case ND_BOOL: r = nd_random_randint(0, 2, 1, shape); break;
+    case ND_UINT8:
+        r = nd_random_randint(0, exponents ? 6 : 256, 1, shape);
+        break;
+    case ND_INT64:
+        r = nd_random_randint(exponents ? 0 : -9, exponents ? 6 : 10, 1,
+                              shape);
+        if (!exponents) {
+            ND_DATA(r, int64_t)[0] = INT64_MIN;
+            ND_DATA(r, int64_t)[1] = INT64_MAX;
+        }
+        break;
+    case ND_COMPLEX64:
+    case ND_COMPLEX128: {
+        NdArray *re = nd_random_uniform(-1, 1, 1, shape);
+        NdArray *im = nd_random_uniform(-1, 1, 1, shape);
+        r = nd_empty(ND_COMPLEX128, 1, shape);
+        for (int64_t i = 0; i < N; i++)
+            ND_DATA(r, double complex)[i] =
+                ND_DATA(re, double)[i] + ND_DATA(im, double)[i] * I;
+        nd_release(re);
+        nd_release(im);
+        break;
+    }
+    default: {
+        NdArray *n = nd_random_randn(1, shape), *two = nd_scalar(2.0);
+        r = nd_mul(n, two);
+        nd_release(two);
+        nd_release(n);
+    }
+    }
+    NdArray *a = nd_astype(r, dtype);
+    nd_release(r);
+    return a;
+}
+
+/* Asserts that got, computed from a, matches want element by element:
+ * exactly, or for floats within MAX_ULPS; returns the largest distance
+ * in ulps. Each part of a complex counts in ulps of the larger of the
+ * result's modulus and the argument's: where a function's result is
+ * small but its argument is not (log near |z| = 1, sin near a multiple
+ * of pi), both libraries have lost those digits to the same
+ * cancellation, and only the argument's scale is meaningful. Borrows
+ * all three. */
+static double expect_agree(const char *what, const NdArray *a,
+                           const NdArray *want, const NdArray *got)
+{
+    assert_int_equal(got->dtype, want->dtype);
+    assert_int_equal(got->size, want->size);
+    double largest = 0;
+    for (int64_t i = 0; i < want->size; i++) {
+        double complex w = element_of(want, i), g = element_of(got, i);
+        double scale = is_complex(want->dtype)
+                           ? fmax(cabs(w), cabs(element_of(a, i))) : 0;
+        double d = fmax(ulps_apart(creal(w), creal(g), want->dtype, scale),
+                        ulps_apart(cimag(w), cimag(g), want->dtype, scale));
+        bool ok = is_float(want->dtype) ? d <= MAX_ULPS : d == 0;
+        if (!ok)
+            fail_msg("%s, %s, element %lld: the kernel's function gives "
+                     "%.17g%+.17gj, the CPU half %.17g%+.17gj (%.3g ulps)",
+                     what, nd_dtype_name(want->dtype), (long long)i,
+                     creal(g), cimag(g), creal(w), cimag(w), d);
+        largest = fmax(largest, d);
+    }
+    return largest;
+}
+
+/* ------------------------------------------------------------ unary */
+
+typedef NdArray *(*UnaryFn)(const NdArray *);
+
+static const struct {
+    NdGpuUnary op;
+    const char *name;
+    UnaryFn cpu;
+} unary_ops[] = {
+    {ND_GPU_NEG, "neg", nd_neg}, {ND_GPU_EXP, "exp", nd_exp},
+    {ND_GPU_LOG, "log", nd_log}, {ND_GPU_SIN, "sin", nd_sin},
+    {ND_GPU_COS, "cos", nd_cos}, {ND_GPU_TANH, "tanh", nd_tanh},
+    {ND_GPU_SQRT, "sqrt", nd_sqrt}, {ND_GPU_ABS, "abs", nd_abs},
+};
+enum { N_UNARY = sizeof unary_ops / sizeof unary_ops[0] };
+
+/* Which dtypes the kernels take: elements.cuh's unary_supported. */
+static bool unary_takes(NdGpuUnary op, NdDtype d)
+{
+    if (op == ND_GPU_ABS)
+        return true;
+    if (op == ND_GPU_NEG)
+        return d != ND_BOOL;
+    return is_float(d);
+}
+
+static void test_unary(void **state)
+{
+    (void)state;
+    nd_random_seed(25);
+    for (int k = 0; k < N_UNARY; k++) {
+        double largest = 0;
+        NdDtype where = ND_BOOL;
+        for (int t = 0; t < N_DTYPES; t++) {
+            NdDtype dtype = all_dtypes[t];
+            NdArray *a = values(dtype, false);
+            if (!unary_takes(unary_ops[k].op, dtype)) {
+                NdArray *out = nd_empty(dtype, a->ndim, a->shape);
+                assert_int_equal(host_unary(unary_ops[k].op, out, a), -1);
+                assert_non_null(strstr(host_elements_error(),
+                                        "not supported"));
+                nd_release(out);
+                nd_release(a);
+                continue;
+            }
+            NdArray *want = unary_ops[k].cpu(a);
+            NdArray *got = nd_empty(want->dtype, want->ndim, want->shape);
+            if (host_unary(unary_ops[k].op, got, a) != 0)
+                fail_msg("%s of %s: %s", unary_ops[k].name,
+                         nd_dtype_name(dtype), host_elements_error());
+            double d = expect_agree(unary_ops[k].name, a, want, got);
+            if (d > largest) {
+                largest = d;
+                where = dtype;
+            }
+            nd_release(got);
+            nd_release(want);
+            nd_release(a);
+        }
+        print_message("%-5s largest distance: %g ulps (%s)\n",
+                      unary_ops[k].name, largest, nd_dtype_name(where));
+    }
+}
+
+/* ------------------------------------------------------------ binary */
+
+typedef NdArray *(*BinaryFn)(const NdArray *, const NdArray *);
+
+static const struct {
+    NdGpuBinary op;
+    const char *name;
+    BinaryFn cpu;
+} binary_ops[] = {
+    {ND_GPU_ADD, "add", nd_add}, {ND_GPU_SUB, "sub", nd_sub},
+    {ND_GPU_MUL, "mul", nd_mul}, {ND_GPU_DIV, "div", nd_div},
+    {ND_GPU_POW, "pow", nd_pow}, {ND_GPU_MAXIMUM, "maximum", nd_maximum},
+    {ND_GPU_MINIMUM, "minimum", nd_minimum},
+    {ND_GPU_EQ, "equal", nd_equal}, {ND_GPU_NE, "not_equal", nd_not_equal},
+    {ND_GPU_LT, "less", nd_less}, {ND_GPU_LE, "less_equal", nd_less_equal},
+    {ND_GPU_GT, "greater", nd_greater},
+    {ND_GPU_GE, "greater_equal", nd_greater_equal},
+};
+enum { N_BINARY = sizeof binary_ops / sizeof binary_ops[0] };
+
+/* elements.cuh's binary_supported. */
+static bool binary_takes(NdGpuBinary op, NdDtype d)
+{
+    switch (op) {
+    case ND_GPU_ADD: case ND_GPU_MUL: case ND_GPU_EQ: case ND_GPU_NE:
+        return true;
+    case ND_GPU_SUB: case ND_GPU_POW:
+        return d != ND_BOOL;
+    case ND_GPU_DIV:
+        return is_float(d);
+    default:
+        return !is_complex(d);
+    }
+}
+
+static void test_binary(void **state)
+{
+    (void)state;
+    nd_random_seed(25);
+    for (int k = 0; k < N_BINARY; k++) {
+        double largest = 0;
+        NdDtype where = ND_BOOL;
+        for (int t = 0; t < N_DTYPES; t++) {
+            NdDtype dtype = all_dtypes[t];
+            NdArray *a = values(dtype, false);
+            NdArray *b = values(dtype, binary_ops[k].op == ND_GPU_POW);
+            bool pow = binary_ops[k].op == ND_GPU_POW;
+            /* Some equal pairs, for ==, <= and the like. */
+            for (int64_t i = 0; i < N && !pow; i += 4)
+                memcpy((char *)b->data + i * nd_dtype_size(dtype),
+                       (char *)a->data + i * nd_dtype_size(dtype),
+                       nd_dtype_size(dtype));
+            if (!binary_takes(binary_ops[k].op, dtype)) {
+                NdArray *out = nd_empty(dtype, a->ndim, a->shape);
+                assert_int_equal(host_binary(binary_ops[k].op, out, a, b),
+                                 -1);
+                assert_non_null(strstr(host_elements_error(),
+                                       "not supported"));
+                nd_release(out);
+            } else {
+                NdArray *want = binary_ops[k].cpu(a, b);
+                NdArray *got = nd_empty(want->dtype, want->ndim,
+                                        want->shape);
+                if (host_binary(binary_ops[k].op, got, a, b) != 0)
+                    fail_msg("%s of %s: %s", binary_ops[k].name,
+                             nd_dtype_name(dtype), host_elements_error());
+                double d = expect_agree(binary_ops[k].name, a, want, got);
+                if (d > largest) {
+                    largest = d;
+                    where = dtype;
+                }
+                nd_release(got);
+                nd_release(want);
+            }
+            nd_release(b);
+            nd_release(a);
+        }
+        print_message("%-13s largest distance: %g ulps (%s)\n",
+                      binary_ops[k].name, largest, nd_dtype_name(where));
+    }
+}
+
+/* ------------------------------------------------------------ casts */
+
+/* Every dtype to every dtype, exactly as nd_astype: a float's integer
+ * part, NaN and out-of-range values (nd_convert.h), a complex's real
+ * part, "!= 0" to bool. */
+static void test_casts(void **state)
+{
+    (void)state;
+    nd_random_seed(25);
+    for (int f = 0; f < N_DTYPES; f++) {
+        NdArray *a = values(all_dtypes[f], false);
+        if (all_dtypes[f] == ND_FLOAT64) {
+            ND_DATA(a, double)[0] = NAN;
+            ND_DATA(a, double)[1] = 1e300;
+            ND_DATA(a, double)[2] = -300.5;
+        }
+        for (int t = 0; t < N_DTYPES; t++) {
+            NdArray *want = nd_astype(a, all_dtypes[t]);
+            NdArray *got = nd_empty(all_dtypes[t], a->ndim, a->shape);
+            if (host_cast(got, a) != 0)
+                fail_msg("cast: %s", host_elements_error());
+            char what[64];
+            snprintf(what, sizeof what, "cast from %s",
+                     nd_dtype_name(all_dtypes[f]));
+            for (int64_t i = 0; i < a->size; i++) {
+                double complex w = element_of(want, i), g = element_of(got, i);
+                bool same = (creal(w) == creal(g) ||
+                             (isnan(creal(w)) && isnan(creal(g)))) &&
+                            (cimag(w) == cimag(g) ||
+                             (isnan(cimag(w)) && isnan(cimag(g))));
+                if (!same)
+                    fail_msg("%s to %s, element %lld: the kernel's convert "
+                             "gives %.17g%+.17gj, nd_astype %.17g%+.17gj",
+                             what, nd_dtype_name(all_dtypes[t]),
+                             (long long)i, creal(g), cimag(g), creal(w),
+                             cimag(w));
+            }
+            nd_release(got);
+            nd_release(want);
+        }
+        nd_release(a);
+    }
+}
+
+/* ulps_apart itself, on numbers whose distance is known. */
+static void test_ulps_apart(void **state)
+{
+    (void)state;
+    assert_true(ulps_apart(1.0, nextafter(1.0, 2), ND_FLOAT64, 0) == 1);
+    assert_true(ulps_apart(1.0, nextafterf(1.0f, 2), ND_FLOAT32, 0) == 1);
+    assert_true(ulps_apart(-0.0960366249, -0.0960366249 + 3 * 0x1p-27,
+                           ND_FLOAT32, 0) == 3);
+    /* Near zero, measured at the scale of the terms. */
+    assert_true(ulps_apart(1e-9, 0.0, ND_FLOAT32, 1.0) < 0.01);
+    assert_true(ulps_apart(1e-9, 0.0, ND_FLOAT32, 0) > 1e6);
+    assert_true(ulps_apart(NAN, NAN, ND_FLOAT32, 0) == 0);
+    assert_true(ulps_apart(INFINITY, INFINITY, ND_FLOAT64, 0) == 0);
+    assert_true(isinf(ulps_apart(INFINITY, 1.0, ND_FLOAT64, 0)));
+    assert_true(isinf(ulps_apart(NAN, 1.0, ND_FLOAT64, 0)));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_ulps_apart),
+        cmocka_unit_test(test_unary),
+        cmocka_unit_test(test_binary),
+        cmocka_unit_test(test_casts),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
