@@ -1,7 +1,10 @@
 /* idx.c - the IDX reader of idx.h. An IDX file is a big-endian header,
  * a magic number 0x0000TTDD (element type TT, DD dimensions) and DD
- * 32-bit extents, then the elements in C order. zlib's gz* functions
- * read it, inflating a gzip file and passing a plain one through. */
+ * 32-bit extents, then the elements in C order. A file that starts with
+ * gzip's magic is inflated by zlib, member after member, as Python's
+ * gzip module reads it: zero bytes may pad its end, anything else after
+ * its last member is refused (zlib's gzread would pass over it). Any
+ * other file is read as it is. */
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -14,14 +17,21 @@
 #include "idx.h"
 #include "nd_internal.h"
 
-enum { IDX_UNSIGNED_BYTE = 0x08 };
+enum { IDX_UNSIGNED_BYTE = 0x08, INPUT_ROOM = 1 << 14 };
 
 /* One file being read. A step that fails writes what went wrong into
  * problem and returns false; the caller frees everything, then reports
  * it, so that an error leaks nothing (a test's handler longjmps). */
 typedef struct IdxReader {
     const char *path;
-    gzFile file;
+    FILE *file;
+    bool gzip;                      /* else the file's bytes are the data */
+    bool inflating;                 /* inside a gzip member */
+    bool ended;                     /* the data's end was reached */
+    bool z_started;                 /* inflateInit2 done: inflateEnd due */
+    z_stream z;                     /* its next_in, avail_in: the input */
+    uint64_t consumed;              /* bytes of the file read into in */
+    unsigned char in[INPUT_ROOM];
     int ndim;
     int64_t shape[ND_MAX_DIMS];     /* the file's, once its header is read */
     unsigned char *data;            /* the elements, filled bytes of them */
@@ -39,47 +49,119 @@ static bool fail(IdxReader *r, const char *format, ...)
     return false;
 }
 
-/* Why the last gzread stopped short: zlib's error, or none at the end
- * of a clean stream. Writes the problem and returns true on an error. */
-static bool stream_failed(IdxReader *r)
+/* zlib's code from inflate, an error, as the problem; returns -1. */
+static int64_t stream_failed(IdxReader *r, int code)
 {
-    int code;
-    const char *message = gzerror(r->file, &code);
-    /* zlib's message starts with "path: "; ours names the path already */
-    size_t len = strlen(r->path);
-    if (strncmp(message, r->path, len) == 0 && message[len] == ':')
-        message += len + 2;
+    const char *message = r->z.msg ? r->z.msg : "no message";
     switch (code) {
-    case Z_OK:
-        return false;
-    case Z_BUF_ERROR:
-        return !fail(r, "the gzip stream is truncated (zlib: %s); a partial "
-                     "copy? Delete it and fetch it again", message);
     case Z_DATA_ERROR:
-        return !fail(r, "corrupt gzip data (zlib: %s); a damaged copy? "
-                     "Delete it and fetch it again", message);
+    case Z_NEED_DICT:
+        fail(r, "corrupt gzip data (zlib: %s); a damaged copy? Delete it "
+             "and fetch it again", message);
+        break;
     case Z_MEM_ERROR:
-        return !fail(r, "out of memory while inflating it");
-    case Z_ERRNO:
-        return !fail(r, "cannot read it: %s", strerror(errno));
+        fail(r, "out of memory while inflating it");
+        break;
     default:
-        return !fail(r, "zlib error %d: %s", code, message);
+        fail(r, "zlib error %d: %s", code, message);
     }
+    return -1;
 }
 
-/* Reads up to n bytes into buffer; returns how many (fewer only at the
- * end of the data) or -1 with the problem written. */
+/* Reads more of the file into the input when the input is used up;
+ * returns the bytes of input there are, 0 at the file's end, or -1
+ * with the problem written. */
+static int64_t refill(IdxReader *r)
+{
+    if (r->z.avail_in > 0)
+        return r->z.avail_in;
+    size_t got = fread(r->in, 1, sizeof r->in, r->file);
+    if (got == 0 && ferror(r->file))
+        return fail(r, "cannot read it: %s", strerror(errno)), -1;
+    r->z.next_in = r->in;
+    r->z.avail_in = (uInt)got;
+    r->consumed += got;
+    return (int64_t)got;
+}
+
+/* Where a gzip member may start: past the zero bytes that may pad the
+ * file, as Python's gzip passes them, the file ends (0), or another
+ * member starts with gzip's magic (1); anything else is not gzip data,
+ * which Python's gzip refuses (BadGzipFile) and so does this (-1, with
+ * the problem written). */
+static int next_member(IdxReader *r)
+{
+    int64_t have;
+    while ((have = refill(r)) > 0 && r->z.next_in[0] == 0) {
+        r->z.next_in++;
+        r->z.avail_in--;
+    }
+    if (have <= 0)
+        return (int)have;
+    uint64_t at = r->consumed - r->z.avail_in;
+    if (r->z.avail_in == 1) {       /* the magic's second byte, if any */
+        r->in[0] = r->z.next_in[0];
+        size_t got = fread(r->in + 1, 1, sizeof r->in - 1, r->file);
+        if (got == 0 && ferror(r->file))
+            return fail(r, "cannot read it: %s", strerror(errno)), -1;
+        r->z.next_in = r->in;
+        r->z.avail_in = 1 + (uInt)got;
+        r->consumed += got;
+    }
+    if (r->z.avail_in < 2 || r->z.next_in[0] != 0x1f ||
+        r->z.next_in[1] != 0x8b)
+        return fail(r, "what follows its gzip data, from byte %llu on, is "
+                    "not gzip data (Python's gzip refuses such a file: "
+                    "BadGzipFile); a damaged copy? Delete it and fetch it "
+                    "again", (unsigned long long)at), -1;
+    int code = inflateReset(&r->z);
+    return code == Z_OK ? 1 : (int)stream_failed(r, code);
+}
+
+/* Reads up to n bytes of the data into buffer, inflated from a gzip
+ * file; returns how many (fewer only at the end of the data) or -1 with
+ * the problem written. */
 static int64_t read_bytes(IdxReader *r, void *buffer, size_t n)
 {
+    unsigned char *out = buffer;
     size_t done = 0;
-    while (done < n) {
-        size_t chunk = n - done < (1u << 30) ? n - done : (1u << 30);
-        int got = gzread(r->file, (unsigned char *)buffer + done,
-                         (unsigned)chunk);
-        if (got > 0)
-            done += (size_t)got;
-        if (got < (int)chunk)
-            return stream_failed(r) ? -1 : (int64_t)done;
+    while (done < n && !r->ended) {
+        if (r->gzip && !r->inflating) {
+            int next = next_member(r);
+            if (next < 0)
+                return -1;
+            r->ended = next == 0;
+            r->inflating = next == 1;
+            continue;
+        }
+        int64_t have = refill(r);
+        if (have < 0)
+            return -1;
+        if (have == 0 && !r->gzip) {
+            r->ended = true;
+            break;
+        }
+        if (have == 0)
+            return fail(r, "the gzip stream is truncated (zlib: unexpected "
+                        "end of file); a partial copy? Delete it and fetch "
+                        "it again"), -1;
+        size_t room = n - done < (1u << 30) ? n - done : (1u << 30);
+        if (!r->gzip) {
+            size_t take = room < r->z.avail_in ? room : r->z.avail_in;
+            memcpy(out + done, r->z.next_in, take);
+            r->z.next_in += take;
+            r->z.avail_in -= (uInt)take;
+            done += take;
+            continue;
+        }
+        r->z.next_out = out + done;
+        r->z.avail_out = (uInt)room;
+        int code = inflate(&r->z, Z_NO_FLUSH);
+        done += room - r->z.avail_out;
+        if (code == Z_STREAM_END)
+            r->inflating = false;
+        else if (code != Z_OK && code != Z_BUF_ERROR)
+            return stream_failed(r, code);
     }
     return (int64_t)done;
 }
@@ -215,7 +297,8 @@ static bool read_elements(IdxReader *r)
                                                true));
         }
     }
-    /* Reading past the end also makes zlib check the gzip trailer. */
+    /* Reading past the end also makes zlib check the gzip trailer, and
+     * this what follows it. */
     unsigned char extra;
     int64_t got = read_bytes(r, &extra, 1);
     if (got < 0)
@@ -233,16 +316,23 @@ static bool read_elements(IdxReader *r)
  * The caller frees r->data whatever the outcome. */
 static bool read_idx(IdxReader *r, int ndim, const int64_t *shape)
 {
-    errno = 0;
-    r->file = gzopen(r->path, "rb");
+    r->file = fopen(r->path, "rb");
     if (!r->file)
-        return fail(r, "cannot open it: %s",
-                    errno ? strerror(errno) : "out of memory");
-    bool ok = read_header(r, ndim, shape) && read_elements(r);
-    int closed = gzclose(r->file);
+        return fail(r, "cannot open it: %s", strerror(errno));
+    int64_t have = refill(r);
+    r->gzip = have >= 2 && r->in[0] == 0x1f && r->in[1] == 0x8b;
+    bool ok = have >= 0;
+    if (ok && r->gzip) {
+        int code = inflateInit2(&r->z, 16 + MAX_WBITS);  /* gzip only */
+        r->z_started = ok = code == Z_OK;
+        if (!ok)
+            stream_failed(r, code);
+    }
+    ok = ok && read_header(r, ndim, shape) && read_elements(r);
+    if (r->z_started)
+        inflateEnd(&r->z);
+    fclose(r->file);
     r->file = NULL;
-    if (ok && closed != Z_OK)
-        return fail(r, "cannot close it: zlib error %d", closed);
     return ok;
 }
 

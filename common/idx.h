@@ -1,11 +1,14 @@
 /* idx.h - reading IDX files, the format MNIST ships in, into uint8
- * arrays. A file may be gzip-compressed or plain: zlib reads both.
+ * arrays. A file may be gzip-compressed or plain: zlib reads both. A
+ * gzip file is read as Python's gzip module reads it: its members one
+ * after the other, zero bytes after them allowed, other bytes refused.
  *
  * Ownership as in nd.h: the arrays returned are new references the
  * caller releases; paths are borrowed. Every problem with a file (it is
  * missing, not IDX, of another shape, truncated, longer than announced,
- * a corrupt gzip stream) goes to nd_error() with a message that names
- * the file and says what was wrong. Hostile input never crashes.
+ * a corrupt gzip stream, gzip data followed by other bytes) goes to
+ * nd_error() with a message that names the file and says what was
+ * wrong. Hostile input never crashes.
  */
 #ifndef ND_IDX_H
 #define ND_IDX_H

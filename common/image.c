@@ -2,8 +2,11 @@
  * files by libjpeg, both into a (H, W, 3) uint8 RGB array as PIL's
  * convert('RGB') gives it. The first bytes of the file say which. Each
  * library reports errors by a longjmp back here, which releases what
- * was made and stops with nd_error. */
+ * was made and stops with nd_error. A picture's size is checked against
+ * PIL's limit on pixels (nd_image_set_max_pixels) before anything is
+ * decoded. */
 #include <errno.h>
+#include <inttypes.h>
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,6 +17,7 @@
 #include <png.h>
 
 #include "image.h"
+#include "nd_internal.h"
 
 static const char *const OP = "nd_image_read";
 
@@ -21,17 +25,80 @@ static const char *const OP = "nd_image_read";
  * a corrupt header must not ask for terabytes. */
 enum { MAX_SIDE = 1 << 16 };
 
-/* Whether a picture of width x height pixels is one to read; when not,
- * says why in message. */
-static bool size_ok(int64_t width, int64_t height, char *message,
-                    size_t size)
+/* ------------------------------------------------------------ limit */
+
+static const char *const LIMIT_VARIABLE = "ND_MAX_IMAGE_PIXELS";
+
+/* What nd_image_set_max_pixels set: -1 for the default. */
+static int64_t max_pixels_set = -1;
+
+int64_t nd_image_set_max_pixels(int64_t pixels)
 {
-    if (width >= 1 && height >= 1 && width <= MAX_SIDE && height <= MAX_SIDE)
-        return true;
-    snprintf(message, size, "a picture of %lld x %lld pixels; this reads "
-             "pictures of 1 to %d pixels a side", (long long)width,
-             (long long)height, MAX_SIDE);
-    return false;
+    if (pixels < -1)
+        nd_error("nd_image_set_max_pixels", "%" PRId64 " pixels; give a "
+                 "limit of 1 or more, 0 for none, or -1 for the default",
+                 pixels);
+    int64_t old = max_pixels_set;
+    max_pixels_set = pixels;
+    return old;
+}
+
+/* The limit in force (0: none): the one set, else $ND_MAX_IMAGE_PIXELS,
+ * else PIL's. Called before the file is opened: a bad variable stops
+ * the read with nothing to free. */
+static int64_t max_pixels(void)
+{
+    if (max_pixels_set >= 0)
+        return max_pixels_set;
+    const char *text = getenv(LIMIT_VARIABLE);
+    if (!text || !*text)
+        return ND_IMAGE_MAX_PIXELS;
+    char *end;
+    errno = 0;
+    long long value = strtoll(text, &end, 10);
+    if (*end != '\0' || end == text || errno != 0 || value < 0) {
+        char shown[64];
+        nd_error(OP, "%s=%s is not a number of pixels: set it to a whole "
+                 "number (0 for no limit), or unset it for PIL's limit of "
+                 "%" PRId64, LIMIT_VARIABLE,
+                 nd_escape(shown, sizeof shown, text, strlen(text)),
+                 (int64_t)ND_IMAGE_MAX_PIXELS);
+    }
+    return value;
+}
+
+/* Whether a picture of width x height pixels is one to read; when not,
+ * says why in message. Above limit pixels (0: none), as PIL does, it
+ * warns on stderr (PIL's DecompressionBombWarning), and above twice the
+ * limit it refuses (PIL's DecompressionBombError). */
+static bool size_ok(const char *path, int64_t limit, int64_t width,
+                    int64_t height, char *message, size_t size)
+{
+    if (width < 1 || height < 1 || width > MAX_SIDE || height > MAX_SIDE) {
+        snprintf(message, size, "a picture of %" PRId64 " x %" PRId64
+                 " pixels; this reads pictures of 1 to %d pixels a side",
+                 width, height, MAX_SIDE);
+        return false;
+    }
+    int64_t pixels = width * height;
+    if (limit > 0 && limit < INT64_MAX / 2 && pixels > 2 * limit) {
+        snprintf(message, size, "a picture of %" PRId64 " x %" PRId64
+                 " = %" PRId64 " pixels, more than twice the limit of %"
+                 PRId64 ": a decompression bomb? (PIL refuses it too, "
+                 "DecompressionBombError) To read a picture this large, "
+                 "raise the limit with %s=N (0 for none) or "
+                 "nd_image_set_max_pixels()", width, height, pixels, limit,
+                 LIMIT_VARIABLE);
+        return false;
+    }
+    if (limit > 0 && pixels > limit)
+        fprintf(stderr, "warning: %s: %s: a picture of %" PRId64 " x %"
+                PRId64 " = %" PRId64 " pixels, more than the limit of %"
+                PRId64 ": a decompression bomb? Read all the same, as PIL "
+                "reads it (DecompressionBombWarning); above twice the "
+                "limit it is refused\n", OP, path, width, height, pixels,
+                limit);
+    return true;
 }
 
 /* ------------------------------------------------------------ PNG */
@@ -40,15 +107,20 @@ static bool size_ok(int64_t width, int64_t height, char *message,
  * already the whole story (TOLD) or the library's own (FAILED). */
 enum { READING, FAILED, TOLD };
 
+/* Room for a message: the library's, escaped, or this file's own. */
+enum { MESSAGE_ROOM = 400 };
+
 typedef struct PngFailure {
     jmp_buf jump;
-    char message[200];
+    char message[MESSAGE_ROOM];
 } PngFailure;
 
+/* libpng's message may quote the file (a chunk's name): escaped. */
 static void png_failed(png_structp png, png_const_charp message)
 {
     PngFailure *failure = png_get_error_ptr(png);
-    snprintf(failure->message, sizeof failure->message, "%s", message);
+    nd_escape(failure->message, sizeof failure->message, message,
+              strlen(message));
     longjmp(failure->jump, FAILED);
 }
 
@@ -87,7 +159,7 @@ static void png_ask_rgb(png_structp png, int type, int depth, bool grey16)
     png_set_interlace_handling(png);
 }
 
-static NdArray *read_png(FILE *file, const char *path)
+static NdArray *read_png(FILE *file, const char *path, int64_t limit)
 {
     PngFailure failure = {.message = ""};
     png_structp png = png_create_read_struct(PNG_LIBPNG_VER_STRING,
@@ -127,7 +199,8 @@ static NdArray *read_png(FILE *file, const char *path)
     size_t row_bytes = png_get_rowbytes(png, info);
     if (row_bytes != width * (grey16 ? 2u : 3u))
         png_error(png, "the rows are not RGB after conversion");
-    if (!size_ok(width, height, failure.message, sizeof failure.message))
+    if (!size_ok(path, limit, width, height, failure.message,
+                 sizeof failure.message))
         longjmp(failure.jump, TOLD);
     image = nd_empty(ND_UINT8, ND_SHAPE(height, width, 3));
     unsigned char *pixels = image->data;
@@ -154,13 +227,16 @@ static NdArray *read_png(FILE *file, const char *path)
 typedef struct JpegFailure {
     struct jpeg_error_mgr manager;  /* first: libjpeg hands back its address */
     jmp_buf jump;
-    char message[JMSG_LENGTH_MAX];
+    char message[MESSAGE_ROOM];
 } JpegFailure;
 
 static void jpeg_failed(j_common_ptr jpeg)
 {
     JpegFailure *failure = (JpegFailure *)jpeg->err;
-    jpeg->err->format_message(jpeg, failure->message);
+    char message[JMSG_LENGTH_MAX];
+    jpeg->err->format_message(jpeg, message);
+    nd_escape(failure->message, sizeof failure->message, message,
+              strlen(message));
     longjmp(failure->jump, FAILED);
 }
 
@@ -177,7 +253,7 @@ static void jpeg_warned(j_common_ptr jpeg, int level)
     }
 }
 
-static NdArray *read_jpeg(FILE *file, const char *path)
+static NdArray *read_jpeg(FILE *file, const char *path, int64_t limit)
 {
     struct jpeg_decompress_struct jpeg = {0};
     JpegFailure failure = {.message = ""};
@@ -205,10 +281,14 @@ static NdArray *read_jpeg(FILE *file, const char *path)
         longjmp(failure.jump, TOLD);
     }
     jpeg.out_color_space = JCS_RGB;     /* grey repeated, as PIL does */
-    jpeg_start_decompress(&jpeg);
+    /* checked before jpeg_start_decompress, which allocates for the
+     * whole picture when it is progressive */
+    jpeg_calc_output_dimensions(&jpeg);
     int64_t width = jpeg.output_width, height = jpeg.output_height;
-    if (!size_ok(width, height, failure.message, sizeof failure.message))
+    if (!size_ok(path, limit, width, height, failure.message,
+                 sizeof failure.message))
         longjmp(failure.jump, TOLD);
+    jpeg_start_decompress(&jpeg);
     image = nd_empty(ND_UINT8, ND_SHAPE(height, width, 3));
     while (jpeg.output_scanline < jpeg.output_height) {
         JSAMPROW row = ND_DATA(image, unsigned char) +
@@ -225,18 +305,23 @@ static NdArray *read_jpeg(FILE *file, const char *path)
 
 NdArray *nd_image_read(const char *path)
 {
+    int64_t limit = max_pixels();
     FILE *file = fopen(path, "rb");
     if (!file)
         nd_error(OP, "cannot open %s: %s", path, strerror(errno));
     unsigned char magic[8];
+    errno = 0;
     size_t got = fread(magic, 1, sizeof magic, file);
+    /* before rewind, which clears the error (a folder's EISDIR) */
+    int error = ferror(file) ? errno ? errno : EIO : 0;
     rewind(file);
-    if (got == sizeof magic && png_sig_cmp(magic, 0, sizeof magic) == 0)
-        return read_png(file, path);
-    if (got >= 3 && magic[0] == 0xFF && magic[1] == 0xD8 && magic[2] == 0xFF)
-        return read_jpeg(file, path);
-    bool empty = got == 0 && !ferror(file);
-    int error = ferror(file) ? errno : 0;
+    if (!error && got == sizeof magic &&
+        png_sig_cmp(magic, 0, sizeof magic) == 0)
+        return read_png(file, path, limit);
+    if (!error && got >= 3 && magic[0] == 0xFF && magic[1] == 0xD8 &&
+        magic[2] == 0xFF)
+        return read_jpeg(file, path, limit);
+    bool empty = got == 0;
     fclose(file);
     if (error)
         nd_error(OP, "cannot read %s: %s", path, strerror(error));

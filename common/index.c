@@ -349,7 +349,9 @@ static void make_plan(const char *op, const NdArray *a, int n,
     broadcast_index_arrays(op, n, index, plan);
     check_result_ndim(op, a, n, index, plan);
 
-    int64_t strides[ND_MAX_DIMS], stride = 1;   /* a's, in elements */
+    /* a's strides, in elements: within int64, as nd_check_shape bounds
+     * the product of a's extents other than 0 */
+    int64_t strides[ND_MAX_DIMS], stride = 1;
     for (int d = a->ndim - 1; d >= 0; d--) {
         strides[d] = stride;
         stride *= a->shape[d];

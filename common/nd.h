@@ -101,10 +101,12 @@ NdArray *nd_full(NdDtype dtype, int ndim, const int64_t *shape,
 NdArray *nd_zeros_like(const NdArray *a);
 NdArray *nd_ones_like(const NdArray *a);
 NdArray *nd_full_like(const NdArray *a, double value);
-/* nd_full on either device (CuPy's cp.full where device is ND_CUDA): how
- * code that works on both makes an array where another one lives,
- * nd_full_on(x->device, ...). ND_CUDA stops with the reason when GPU
- * support is off. */
+/* nd_empty and nd_full on either device (CuPy's cp.empty and cp.full
+ * where device is ND_CUDA): how code that works on both makes an array
+ * where another one lives, nd_full_on(x->device, ...). ND_CUDA stops
+ * with the reason when GPU support is off. */
+NdArray *nd_empty_on(NdDevice device, NdDtype dtype, int ndim,
+                     const int64_t *shape);
 NdArray *nd_full_on(NdDevice device, NdDtype dtype, int ndim,
                     const int64_t *shape, double value);
 /* A 0-d float64 array, like np.array(1.0). */

@@ -1,8 +1,9 @@
 /* nd_internal.h - what the files of common/ share and nothing outside
  * them uses: allocation, checks that report through nd_error, element
  * conversion between dtypes, the broadcast of two shapes, files written
- * under a temporary name, threads for large operations, and (from
- * nd_gpu.h) the GPU half that operations on device arrays call. */
+ * under a temporary name, file text escaped for messages, threads for
+ * large operations, and (from nd_gpu.h) the GPU half that operations on
+ * device arrays call. */
 #ifndef ND_INTERNAL_H
 #define ND_INTERNAL_H
 
@@ -61,11 +62,12 @@ NdArray *nd_as_dtype(const NdArray *a, NdDtype dtype);
 int nd_broadcast_shapes(const char *op, const NdArray *a, const NdArray *b,
                         int64_t *out_shape);
 
-/* Files written whole or not at all (tempfile.c): creates an empty file
- * named path.part-XXXXXX next to path, with the permissions open()
- * gives a new file (0666 less the umask), to be renamed to path once
- * complete. Returns its descriptor and stores its malloc'd name in
- * *temporary, or returns -1 with errno set and *temporary NULL. */
+/* Files written whole or not at all (tempfile.c), as tempfile.h, which
+ * the steps' programs include, declares and explains them: creates an
+ * empty file named path.part-PID-XXXXXX next to the file path leads
+ * to, to be renamed to it once complete. Returns its descriptor and
+ * stores its malloc'd name in *temporary, or returns -1 with errno set
+ * and *temporary NULL. */
 int nd_open_temporary(const char *path, char **temporary);
 
 /* Ends a file written under a temporary name (nd_open_temporary's, or
@@ -75,6 +77,13 @@ int nd_open_temporary(const char *path, char **temporary);
  * Frees temporary either way. Returns whether path now holds the file. */
 bool nd_finish_temporary(char *temporary, const char *path, bool ok,
                          char *problem, size_t size);
+
+/* Text read from a file, for a message (escape.c): the n bytes of text
+ * written into out (size bytes with its '\0'), each byte that is not
+ * printable ASCII as \xNN and a backslash as \\, so that a hostile
+ * file cannot send escape sequences to the terminal. Text too long for
+ * out is cut after a whole byte and ends in "...". Returns out. */
+const char *nd_escape(char *out, size_t size, const void *text, size_t n);
 
 /* Threads (parallel.c). nd_parallel_run calls work(context, t) for every
  * t < threads, each on its own thread (t = 0 on the caller's), and

@@ -40,8 +40,13 @@ void nd_check_shape(const char *op, int ndim, const int64_t *shape)
         if (shape[d] < 0)
             nd_error(op, "negative dimensions are not allowed "
                      "(axis %d is %" PRId64 ")", d, shape[d]);
+    /* The product of the extents other than 0, as NumPy checks it: a 0
+     * makes the size 0 but not the other extents small enough, and the
+     * strides that transpose and indexing work out stay within int64. */
     int64_t size = 1;
     for (int d = 0; d < ndim; d++) {
+        if (shape[d] == 0)
+            continue;
         if (__builtin_mul_overflow(size, shape[d], &size) ||
             size > ND_MAX_ELEMENTS) {
             char text[ND_SHAPE_TEXT];
@@ -308,6 +313,14 @@ NdArray *nd_ones_like(const NdArray *a)
 NdArray *nd_full_like(const NdArray *a, double value)
 {
     return filled_like("nd_full_like", a, value);
+}
+
+NdArray *nd_empty_on(NdDevice device, NdDtype dtype, int ndim,
+                     const int64_t *shape)
+{
+    if (device == ND_CUDA)
+        return nd_gpu_empty("nd_empty_on", dtype, ndim, shape);
+    return new_array("nd_empty_on", dtype, ndim, shape);
 }
 
 NdArray *nd_full_on(NdDevice device, NdDtype dtype, int ndim,

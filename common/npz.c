@@ -19,6 +19,7 @@
 
 #include "npz.h"
 #include "nd_internal.h"
+#include "tempfile.h"
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
                "the elements go to and from .npy files as they are in "
@@ -261,20 +262,37 @@ static uint32_t little_endian(const unsigned char *b, int n)
     return v;
 }
 
+/* Room for the header's text, or a part of it, as messages quote it:
+ * escaped (nd_escape), and cut after some 300 characters. */
+enum { SHOWN_TEXT = 304 };
+
+/* The header's text as a message shows it, into shown. */
+static const char *header_text(const MemberReader *r,
+                               char shown[SHOWN_TEXT])
+{
+    return nd_escape(shown, SHOWN_TEXT, r->text, strlen(r->text));
+}
+
+/* A string the header holds (a key, a dtype) as a message shows it. */
+static const char *quoted(const char *text, char shown[SHOWN_TEXT])
+{
+    return nd_escape(shown, SHOWN_TEXT, text, strlen(text));
+}
+
 __attribute__((format(printf, 2, 3)))
 static bool bad_header(MemberReader *r, const char *format, ...)
 {
-    char why[256];
+    char why[SHOWN_TEXT + 64], shown[SHOWN_TEXT];
     va_list args;
     va_start(args, format);
     vsnprintf(why, sizeof why, format, args);
     va_end(args);
-    return fail(r, "bad .npy header (%s): %.300s", why, r->text);
+    return fail(r, "bad .npy header (%s): %s", why, header_text(r, shown));
 }
 
 static bool unsupported_dtype(MemberReader *r, const char *descr)
 {
-    char little[NPY_DESCR_ROOM];
+    char little[NPY_DESCR_ROOM], shown[SHOWN_TEXT];
     NdDtype dtype;
     const char *why = "";
     const char *kind = descr[0] ? descr + 1 : "";
@@ -287,7 +305,7 @@ static bool unsupported_dtype(MemberReader *r, const char *descr)
         why = " (strings)";
     return fail(r, "its dtype '%s'%s is not one this reader takes: "
                 "%s; convert the array with .astype() before saving",
-                descr, why, SUPPORTED_DTYPES);
+                quoted(descr, shown), why, SUPPORTED_DTYPES);
 }
 
 /* The shape's tuple, "(2, 3)", "(3,)" or "()". */
@@ -303,10 +321,11 @@ static bool parse_shape(MemberReader *r, Cursor *c)
         if (!take_extent(c, &extent))
             return bad_header(r, "'shape' holds something other than "
                               "non-negative integers");
+        char shown[SHOWN_TEXT];
         if (h->ndim == ND_MAX_DIMS)
             return fail(r, "its array has more than %d dimensions, the "
-                        "most an NdArray has: %.300s", ND_MAX_DIMS,
-                        r->text);
+                        "most an NdArray has: %s", ND_MAX_DIMS,
+                        header_text(r, shown));
         h->shape[h->ndim++] = extent;
         comma = take(c, ',');
         if (!comma && !take(c, ')'))
@@ -331,14 +350,15 @@ static bool parse_header(MemberReader *r, size_t length)
     if (!take(&c, '{'))
         return bad_header(r, "it is not a dict");
     while (!take(&c, '}')) {
-        char key[32];
+        char key[32], shown[SHOWN_TEXT];
         int k = 0;
         if (!take_string(&c, key, sizeof key) || !take(&c, ':'))
             return bad_header(r, "a key that is not a quoted name and ':'");
         while (k < 3 && strcmp(key, keys[k]) != 0)
             k++;
         if (k == 3)
-            return bad_header(r, "an unexpected key '%s'", key);
+            return bad_header(r, "an unexpected key '%s'",
+                              quoted(key, shown));
         if (seen[k])
             return bad_header(r, "the key '%s' twice", key);
         seen[k] = true;
@@ -424,17 +444,24 @@ static bool read_header(MemberReader *r)
 static bool read_elements(MemberReader *r)
 {
     const NpyHeader *h = &r->header;
-    int64_t shape[ND_MAX_DIMS], count = 1;
+    /* nonzero: the product of the extents other than 0, which NumPy
+     * and nd_check_shape bound as well: a 0 does not excuse the rest */
+    int64_t shape[ND_MAX_DIMS], nonzero = 1;
+    bool zero = false;
     for (int d = 0; d < h->ndim; d++) {
         /* Fortran order: the elements of the transposed shape, in C
          * order */
         shape[d] = h->fortran_order ? h->shape[h->ndim - 1 - d]
                                     : h->shape[d];
-        if (__builtin_mul_overflow(count, shape[d], &count) ||
-            count > ND_MAX_ELEMENTS)
+        zero |= shape[d] == 0;
+        char shown[SHOWN_TEXT];
+        if (shape[d] != 0 &&
+            (__builtin_mul_overflow(nonzero, shape[d], &nonzero) ||
+             nonzero > ND_MAX_ELEMENTS))
             return fail(r, "its header announces more elements than an "
-                        "array can hold: %.300s", r->text);
+                        "array can hold: %s", header_text(r, shown));
     }
+    int64_t count = zero ? 0 : nonzero;
     size_t total = (size_t)count * nd_dtype_size(h->dtype);
     char text[ND_SHAPE_TEXT];
     const char *shape_text = nd_format_shape(text, h->ndim, h->shape, true);
@@ -460,6 +487,15 @@ static bool read_elements(MemberReader *r)
         return fail(r, "it holds more data than the %zu bytes its header "
                     "announces for a %s array of shape %s", total,
                     nd_dtype_name(h->dtype), shape_text);
+    /* A bool is a byte, but a file may hold any byte there: np.load
+     * keeps it, and NumPy's sums and casts then read every byte but 0 as
+     * True, 1. Here a _Bool holding 2 is undefined behaviour: so each is
+     * made 0 or 1 as it arrives, which gives NumPy's numbers. */
+    if (h->dtype == ND_BOOL) {
+        unsigned char *bytes = r->array->data;
+        for (size_t i = 0; i < total; i++)
+            bytes[i] = bytes[i] != 0;
+    }
     return true;
 }
 
@@ -618,16 +654,20 @@ const char *const *nd_npz_keys(const NdNpz *npz, int *count)
 /* Stops with the keys npz holds, the key it was asked for missing. */
 static _Noreturn void no_such_key(const NdNpz *npz, const char *key)
 {
-    char list[400] = "";
+    char list[400] = "", shown[SHOWN_TEXT];
     size_t n = 0;
     int listed = 0;
     for (; listed < npz->count && n < 300; listed++)
         n += (size_t)snprintf(list + n, sizeof list - n, "%s'%s'",
-                              listed ? ", " : "", npz->keys[listed]);
+                              listed ? ", " : "",
+                              quoted(npz->keys[listed], shown));
+    if (n >= sizeof list)           /* a long key filled it: no count */
+        n = sizeof list - 1;
     if (listed < npz->count)
         snprintf(list + n, sizeof list - n, ", ... (%d in all)", npz->count);
-    nd_error("nd_npz_get", "%s: no array named '%s'; %s%s", npz->path, key,
-             npz->count ? "its keys are " : "it holds no arrays", list);
+    nd_error("nd_npz_get", "%s: no array named '%s'; %s%s", npz->path,
+             quoted(key, shown), npz->count ? "its keys are "
+                                            : "it holds no arrays", list);
 }
 
 /* The index of the member named key, else of key + ".npy" (np.load's
@@ -657,10 +697,11 @@ NdArray *nd_npz_get(NdNpz *npz, const char *key)
     if (!r)
         nd_error("nd_npz_get", "%s: out of memory", npz->path);
     if (!read_member(r, npz, (zip_uint64_t)index)) {
-        char problem[sizeof r->problem];
+        char problem[sizeof r->problem], shown[SHOWN_TEXT];
         memcpy(problem, r->problem, sizeof problem);
         free(r);
-        nd_error("nd_npz_get", "%s: key '%s': %s", npz->path, key, problem);
+        nd_error("nd_npz_get", "%s: key '%s': %s", npz->path,
+                 quoted(key, shown), problem);
     }
     NdArray *a = r->array;
     free(r);
@@ -801,10 +842,23 @@ static bool save(const char *target, int count, const char *const *keys,
 {
     char *temporary;
     int fd = nd_open_temporary(target, &temporary);
+    if (fd < 0 && (errno == EACCES || errno == EPERM || errno == EROFS)) {
+        snprintf(problem, size, "cannot write it: %s", strerror(errno));
+        return false;                   /* as np.savez's PermissionError */
+    }
     if (fd < 0) {
         snprintf(problem, size, "cannot make %s.part-XXXXXX: %s", target,
                  strerror(errno));
         return false;
+    }
+    /* libzip writes a file of its own and renames it over temporary,
+     * which a device or a FIFO cannot take */
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(problem, size, "not a regular file: an .npz archive is "
+                 "written to a regular file only");
+        close(fd);
+        return nd_finish_temporary(temporary, target, false, problem, size);
     }
     bool ok = true;
     if (count == 0 && write(fd, empty_archive, sizeof empty_archive) !=

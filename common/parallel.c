@@ -3,7 +3,7 @@
  * returns, so nothing is left running between operations (and nothing
  * for a leak checker to report). Starting one costs about 40 us here,
  * so callers use this only for work of a millisecond or so.
- * OpenBLAS keeps the one thread pool (DESIGN.md 9): ours never wait by
+ * OpenBLAS keeps the one thread pool (CONTRIBUTING.md 9): ours never wait by
  * spinning, so they do not fight its workers for the CPUs. Measured on
  * 2 cores, a loop of a (100,784)@(784,1000) matmul then exp of 1M
  * doubles: threaded exp 0.64-0.69 ms a pass against 0.65-0.70 ms on

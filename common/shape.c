@@ -238,7 +238,8 @@ NdArray *nd_transpose(const NdArray *a, int naxes, const int *axes)
         }
     }
     int64_t shape[ND_MAX_DIMS], a_strides[ND_MAX_DIMS], strides[ND_MAX_DIMS];
-    int64_t stride = 1;
+    int64_t stride = 1;     /* within int64: nd_check_shape bounds the
+                             * product of a's extents other than 0 */
     for (int d = a->ndim - 1; d >= 0; d--) {
         a_strides[d] = stride;
         stride *= a->shape[d];

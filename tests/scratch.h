@@ -2,7 +2,8 @@
  * made by the group setup (make_scratch), removed with all it holds by
  * the group teardown (remove_scratch, or remove_folder for any
  * folder); a test that wants a folder of its own calls the two itself.
- * And the files read back: read_file, file_starts_with; and PATH
+ * And the files read back: read_file, file_starts_with; the temporary
+ * files a write left behind, leftovers; and PATH
  * pointed at the folder, where no program is found (path_to_scratch,
  * restore_path), for the tests of what happens without gnuplot or dot
  * (program_installed tells whether they are there).
@@ -63,6 +64,20 @@ static inline const char *in_scratch(const char *name)
     char *path = paths[next++ % 4];
     snprintf(path, 512, "%s/%s", scratch, name);
     return path;
+}
+
+/* How many temporary files (name.part-...) a write left behind in the
+ * scratch folder: 0 after any write, whole or failed (tempfile.h). */
+static inline int leftovers(void)
+{
+    DIR *dir = opendir(scratch);
+    assert_non_null(dir);
+    int found = 0;
+    struct dirent *entry;
+    while ((entry = readdir(dir)))
+        found += strstr(entry->d_name, ".part-") != NULL;
+    closedir(dir);
+    return found;
 }
 
 /* The bytes of the file at path with a '\0' after them, so that a text

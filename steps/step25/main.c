@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "dezero.h"
+#include "tempfile.h"
 
 /* The sphere: z = x^2 + y^2. */
 Variable *sphere(Variable *x, Variable *y)
@@ -69,20 +70,24 @@ static const char hand_written_graph[] =
     "4 -> 5\n"
     "}\n";
 
-/* Writes text into the file at path (replacing it). Returns false, with
- * a message that names the file, when it cannot. */
+/* Writes text into the file at path (replacing it), whole or not at
+ * all: under a temporary name, renamed to path once every byte is
+ * written and on the disk (common/tempfile.h), so that a full disk
+ * leaves an earlier file as it was. Returns false, with a message that
+ * names the file, when it cannot. */
 static bool write_text_file(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "w");
+    char *temporary;
+    FILE *f = nd_create_file(path, &temporary);
     if (!f) {
         fprintf(stderr, "write_text_file: cannot open %s: %s\n", path,
                 strerror(errno));
         return false;
     }
-    bool written = fputs(text, f) >= 0;
-    if (fclose(f) != 0 || !written) {
-        fprintf(stderr, "write_text_file: cannot write %s: %s\n", path,
-                strerror(errno));
+    fputs(text, f);
+    char problem[512];
+    if (!nd_close_file(f, temporary, path, true, problem, sizeof problem)) {
+        fprintf(stderr, "write_text_file: %s\n", problem);
         return false;
     }
     return true;

@@ -64,4 +64,7 @@ bytes_('fixture_rgba_png', rgba)                    # 2 x 2 RGBA
 u8('fixture_rgba_rgb', np.asarray(open_(rgba).convert('RGB')))           # (2, 2, 3)
 bytes_('fixture_grey16_png', grey16)               # 3 x 1, 16-bit grey
 u8('fixture_grey16_rgb', np.asarray(open_(grey16).convert('RGB')))       # (1, 3, 3)
+progressive = encode(Image.fromarray(smooth(9, 11)), 'JPEG', quality=85, progressive=True)
+bytes_('fixture_progressive_jpg', progressive)      # 11 x 9, progressive
+u8('fixture_progressive_rgb', np.asarray(open_(progressive).convert('RGB')))  # (9, 11, 3)
 print('\n'.join(out))

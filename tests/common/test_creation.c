@@ -473,6 +473,22 @@ static void test_astype_rounds_once(void **state)
     nd_release(g);
 }
 
+/* int64 to uint8 keeps the low byte, as a C cast does:
+ * np.array([-2**63, 2**63 - 1, -9, 300, 2**53 + 1]).astype(np.uint8)
+ * is [0, 255, 247, 44, 1]. Through double, 2**63 - 1 would round up
+ * to 2**63 and 2**53 + 1 down to 2**53 (0 both). */
+static void test_astype_int64_to_uint8_wraps(void **state)
+{
+    (void)state;
+    NdArray *i = nd_from_buffer(ND_INT64, ND_SHAPE(5),
+                                (int64_t[]){INT64_MIN, INT64_MAX, -9, 300,
+                                            (1LL << 53) + 1});
+    NdArray *u = nd_astype(i, ND_UINT8);
+    EXPECT_ARRAY(u, ND_UINT8, ND_SHAPE(5), 0, 255, 247, 44, 1);
+    nd_release(i);
+    nd_release(u);
+}
+
 static void test_astype_same_dtype_is_a_new_array(void **state)
 {
     (void)state;
@@ -509,6 +525,20 @@ static void test_creation_misuse(void **state)
                             0),
                     "nd_full: array is too big; shape "
                     "(1073741824,1073741824,1073741824)");
+    /* A 0 makes the size 0 but does not excuse the other extents:
+     * NumPy's np.zeros((0, 2**63 - 1, 2**63 - 1)) raises "array is too
+     * big", and the strides of such an array would overflow. */
+    EXPECT_ND_ERROR(nd_zeros(ND_FLOAT64, ND_SHAPE(0, INT64_MAX, INT64_MAX)),
+                    "nd_zeros: array is too big; shape "
+                    "(0,9223372036854775807,9223372036854775807)");
+    EXPECT_ND_ERROR(nd_empty(ND_UINT8, ND_SHAPE(INT64_C(1) << 40, 0,
+                                               INT64_C(1) << 40)),
+                    "nd_empty: array is too big");
+    /* The largest that fit are still made: 2**58 elements. */
+    NdArray *big = nd_zeros(ND_FLOAT64, ND_SHAPE(0, INT64_C(1) << 29,
+                                                 INT64_C(1) << 29));
+    assert_int_equal(big->size, 0);
+    nd_release(big);
 }
 
 int main(void)
@@ -536,6 +566,7 @@ int main(void)
         cmocka_unit_test(test_astype_complex_real),
         cmocka_unit_test(test_astype_uint8_and_bool),
         cmocka_unit_test(test_astype_rounds_once),
+        cmocka_unit_test(test_astype_int64_to_uint8_wraps),
         cmocka_unit_test(test_astype_same_dtype_is_a_new_array),
         cmocka_unit_test(test_creation_misuse),
     };

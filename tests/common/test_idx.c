@@ -1,10 +1,14 @@
 /* test_idx.c - the IDX reader (common/idx.h) on small files it writes in
  * a scratch folder: gzip-compressed and plain files read alike; a wrong
  * magic number, type or shape, a truncated file, trailing bytes, a
- * corrupt or cut gzip stream and a pair whose counts differ each stop
+ * corrupt or cut gzip stream, bytes after the gzip data that are not
+ * gzip data (as Python's gzip) and a pair whose counts differ each stop
  * with a message naming the file and what was wrong. With
  * DEZERO_TEST_MNIST_DIR set to a folder holding the real MNIST files,
- * it also checks them against the numbers of SYLLABUS.md. */
+ * it also checks them against numbers of those files written into
+ * test_real_mnist: the image counts, the first ten training labels, the
+ * label counts of each set and the pixel sum of each set's first image
+ * (what Python's gzip and NumPy read from the same files). */
 #include <zlib.h>
 
 #include "idx.h"
@@ -313,6 +317,55 @@ static void test_cut_gzip_stream(void **state)
     EXPECT_MESSAGE_HAS(cut);
 }
 
+/* What may follow a gzip file's last member is what Python's gzip
+ * takes (Debian's Python 3.11, on labels_2 compressed):
+ *     gzip.decompress(g + b'\0' * 8)   the labels: zeros pad it
+ *     gzip.decompress(g + b'garbage!')  BadGzipFile: Not a gzipped file
+ *     gzip.decompress(g + b'\0\0x')     BadGzipFile, after the zeros
+ *     gzip.decompress(g + b'\x1f')      BadGzipFile: half a magic
+ *     gzip.decompress(g + b'\x1f\x8b')  EOFError: a member cut short
+ * zlib's gzread passes over all of them. */
+static void test_gzip_followed_by_garbage(void **state)
+{
+    (void)state;
+    unsigned char bytes[256];
+    const char *good = write_gzip("good.gz", labels_2, labels_len);
+    size_t n = read_back(good, bytes, sizeof bytes - 16);
+    static const struct {
+        const char *tail;
+        size_t length;
+        const char *want;               /* NULL: read as the labels */
+    } tails[] = {
+        {"\0\0\0\0\0\0\0\0", 8, NULL},
+        {"garbage!", 8, "is not gzip data (Python's gzip refuses such a "
+                        "file: BadGzipFile); a damaged copy? Delete it and "
+                        "fetch it again"},
+        {"\0\0x", 3, "is not gzip data"},
+        {"\x1f", 1, "is not gzip data"},
+        {"\x1f\x8b", 2, "the gzip stream is truncated"},
+    };
+    for (size_t i = 0; i < sizeof tails / sizeof *tails; i++) {
+        memcpy(bytes + n, tails[i].tail, tails[i].length);
+        const char *path = write_plain("tail.gz", bytes,
+                                       n + tails[i].length);
+        if (!tails[i].want) {
+            NdArray *labels = nd_load_idx(path, ND_SHAPE(-1));
+            EXPECT_ARRAY(labels, ND_UINT8, ND_SHAPE(2), 0, 1);
+            nd_release(labels);
+            continue;
+        }
+        EXPECT_ND_ERROR(nd_load_idx(path, ND_SHAPE(-1)), tails[i].want);
+        EXPECT_MESSAGE_HAS(path);
+    }
+    /* the byte where the gzip data ends, to look at */
+    memcpy(bytes + n, "garbage!", 8);
+    const char *path = write_plain("tail.gz", bytes, n + 8);
+    char where[64];
+    snprintf(where, sizeof where, "what follows its gzip data, from byte "
+             "%zu on, is not gzip data", n);
+    EXPECT_ND_ERROR(nd_load_idx(path, ND_SHAPE(-1)), where);
+}
+
 static void test_missing_file(void **state)
 {
     (void)state;
@@ -456,6 +509,7 @@ int main(void)
         cmocka_unit_test(test_huge_header_asks_for_no_memory),
         cmocka_unit_test(test_corrupt_gzip),
         cmocka_unit_test(test_cut_gzip_stream),
+        cmocka_unit_test(test_gzip_followed_by_garbage),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_labelled_pair),
         cmocka_unit_test(test_pair_whose_counts_differ),

@@ -207,6 +207,17 @@ static void test_zero_sizes(void **state)
     NdArray *c = nd_getitem(y, INDEX(ARR(none), SLICE(NONE, NONE, -1)));
     EXPECT_EMPTY(c, ND_FLOAT64, ND_SHAPE(0, 3));
     RELEASE(x, none, a, b, y, c);
+
+    /* Huge extents beside a 0, the largest nd_check_shape lets through:
+     * NumPy's a = np.zeros((0, 2**29, 2**29)); a[:, 5:, 3].shape is
+     * (0, 536870907), a[:, ::-2].shape (0, 268435456, 536870912). */
+    NdArray *huge = nd_zeros(ND_FLOAT64, ND_SHAPE(0, INT64_C(1) << 29,
+                                                  INT64_C(1) << 29));
+    NdArray *d = nd_getitem(huge, INDEX(ALL, SLICE(5, NONE, NONE), INT(3)));
+    EXPECT_EMPTY(d, ND_FLOAT64, ND_SHAPE(0, 536870907));
+    NdArray *e = nd_getitem(huge, INDEX(ALL, SLICE(NONE, NONE, -2)));
+    EXPECT_EMPTY(e, ND_FLOAT64, ND_SHAPE(0, 268435456, 536870912));
+    RELEASE(huge, d, e);
 }
 
 static void test_getitem_errors(void **state)

@@ -6,9 +6,11 @@
  * file that is missing, empty, not a zip archive, truncated or
  * corrupt, a member with a bad .npy header or the wrong amount of
  * data, a missing key, a device array and a failed write each stop
- * with a message that says so. Where /usr/bin/python3 has NumPy, NumPy
- * also reads what this library writes and writes what it reads;
- * elsewhere those two tests are skipped, saying why. */
+ * with a message that says so, quoting the file's text escaped; bool
+ * bytes other than 0 and 1 read as NumPy reads them. Where
+ * /usr/bin/python3 has NumPy, NumPy also reads what this library writes
+ * and writes what it reads; elsewhere those two tests are skipped,
+ * saying why. */
 #define _GNU_SOURCE             /* memmem */
 #include <sys/stat.h>
 
@@ -357,19 +359,6 @@ static void test_no_arrays_make_an_empty_archive(void **state)
     EXPECT_ND_ERROR(nd_npz_get(npz, "W"), "no array named 'W'; it holds "
                     "no arrays");
     nd_npz_close(npz);
-}
-
-/* Names in the scratch folder that a write left behind. */
-static int leftovers(void)
-{
-    DIR *dir = opendir(scratch);
-    assert_non_null(dir);
-    int found = 0;
-    struct dirent *entry;
-    while ((entry = readdir(dir)))
-        found += strstr(entry->d_name, ".part-") != NULL;
-    closedir(dir);
-    return found;
 }
 
 /* A failed write leaves no temporary file, and the file it would have
@@ -738,6 +727,89 @@ static void test_bad_members(void **state)
     nd_npz_close(npz);
 }
 
+/* A bool member whose bytes are not all 0 and 1, as a hostile or
+ * foreign writer may leave them: np.load keeps the bytes, and NumPy
+ * 1.24 (Debian's) then reads every byte but 0 as True:
+ *     a = np.frombuffer(b'\x00\x02\xff', '|b1')
+ *     a.sum() -> 2;  a.astype(np.uint8) -> [0 1 1];
+ *     a.astype(np.float64) -> [0. 1. 1.]
+ * Here each is made 0 or 1 on loading: the same numbers, and no _Bool
+ * that holds 2 (undefined behaviour, which UBSan reports). */
+static void test_bools_other_than_0_and_1(void **state)
+{
+    (void)state;
+    unsigned char npy[128];
+    size_t n = npy_bytes(npy, 1, "{'descr': '|b1', 'fortran_order': False, "
+                         "'shape': (3,), }", "\x00\x02\xff", 3);
+    const char *path = in_scratch("bools.npz");
+    write_archive(path, 1, (const Member[]){{"b.npy", npy, n, true}});
+    NdNpz *npz = nd_npz_open(path);
+    NdArray *a = nd_npz_get(npz, "b");
+    nd_npz_close(npz);
+    const unsigned char *bytes = a->data;
+    assert_int_equal(bytes[0], 0);
+    assert_int_equal(bytes[1], 1);
+    assert_int_equal(bytes[2], 1);
+    NdArray *sum = nd_sum(a, ND_ALL_AXES, false);
+    EXPECT_ARRAY(sum, ND_INT64, ND_SCALAR_SHAPE, 2);
+    NdArray *u8 = nd_astype(a, ND_UINT8);
+    EXPECT_ARRAY(u8, ND_UINT8, ND_SHAPE(3), 0, 1, 1);
+    NdArray *f8 = nd_astype(a, ND_FLOAT64);
+    EXPECT_ARRAY(f8, ND_FLOAT64, ND_SHAPE(3), 0, 1, 1);
+    nd_release(f8);
+    nd_release(u8);
+    nd_release(sum);
+    nd_release(a);
+}
+
+/* A hostile file's text reaches a message escaped: bytes that are not
+ * printable ASCII as \xNN, so that no escape sequence in a header or a
+ * member's name clears the terminal or retitles its window. */
+static void test_file_text_is_escaped(void **state)
+{
+    (void)state;
+    unsigned char npy[2][256];
+    size_t len[2];
+    len[0] = npy_bytes(npy[0], 1, "{'descr': '\x1b[2J', 'fortran_order': "
+                       "False, 'shape': (1,), }", "x", 1);
+    len[1] = npy_bytes(npy[1], 1, "{'descr': '<f8', 'fortran_order': "
+                       "False, 'shape': (1,), \x1b]0;owned\x07}", NULL, 0);
+    const char *path = in_scratch("hostile.npz");
+    write_archive(path, 3, (const Member[]){
+        {"clear.npy", npy[0], len[0], false},
+        {"title.npy", npy[1], len[1], false},
+        /* U+009B, the terminal's one-byte CSI, in UTF-8 (libzip turns
+         * an ESC in a name into U+2190, as code page 437 has it) */
+        {"\xc2\x9b" "31mred\\.npy", npy[1], len[1], false},
+    });
+    NdNpz *npz = nd_npz_open(path);
+    EXPECT_ND_ERROR(nd_npz_get(npz, "clear"), "key 'clear': its dtype "
+                    "'\\x1b[2J' is not one this reader takes");
+    EXPECT_ND_ERROR(nd_npz_get(npz, "title"), "key 'title': bad .npy "
+                    "header (a key that is not a quoted name and ':'): "
+                    "{'descr': '<f8', 'fortran_order': False, 'shape': "
+                    "(1,), \\x1b]0;owned\\x07}");
+    EXPECT_ND_ERROR(nd_npz_get(npz, "\xc2\x9b" "31mred\\"), "key "
+                    "'\\xc2\\x9b31mred\\\\': bad .npy header");
+    EXPECT_ND_ERROR(nd_npz_get(npz, "absent"), "its keys are 'clear', "
+                    "'title', '\\xc2\\x9b31mred\\\\'");
+    nd_npz_close(npz);
+
+    /* a long header is quoted cut short, and says so */
+    char header[512];
+    snprintf(header, sizeof header, "{'descr': '<f8', 'fortran_order': "
+             "False, 'shape': (1,), 'notes': '%0400d'}", 0);
+    unsigned char long_npy[600];
+    size_t long_len = npy_bytes(long_npy, 1, header, NULL, 0);
+    write_archive(path, 1, (const Member[]){{"long.npy", long_npy,
+                                             long_len, false}});
+    npz = nd_npz_open(path);
+    EXPECT_ND_ERROR(nd_npz_get(npz, "long"), "key 'long': bad .npy header "
+                    "(an unexpected key 'notes'): {'descr': '<f8', ");
+    EXPECT_MESSAGE_HAS("00000000...");
+    nd_npz_close(npz);
+}
+
 /* ------------------------------------------------------------ NumPy */
 
 /* The cases as a Python list: (key, descr, shape, seed). */
@@ -838,6 +910,8 @@ int main(void)
         cmocka_unit_test(test_a_truncated_archive),
         cmocka_unit_test(test_a_corrupt_archive),
         cmocka_unit_test(test_bad_members),
+        cmocka_unit_test(test_bools_other_than_0_and_1),
+        cmocka_unit_test(test_file_text_is_escaped),
         cmocka_unit_test(test_numpy_reads_what_we_write),
         cmocka_unit_test(test_we_read_what_numpy_writes),
     };

@@ -1,6 +1,7 @@
 /* test_print.c - nd_str, nd_repr, nd_str_indented and nd_print against
- * NumPy 1.24: every case of shared/reference/numpy_print.txt, then more
- * cases whose expected text Debian's NumPy printed. */
+ * NumPy 1.24: the text NumPy 1.24 prints, with its default print
+ * options, for str(a) and repr(a) of each array here, written into this
+ * test (Debian's NumPy printed every expected text). */
 #include <complex.h>
 #include <math.h>
 #include <unistd.h>

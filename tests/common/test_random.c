@@ -1,7 +1,8 @@
 /* test_random.c - nd_random_* against NumPy 1.24's legacy np.random:
- * every value of shared/reference/numpy_random.txt, plus cases computed
- * with Debian's NumPy. Floats are Python reprs, which round-trip the
- * double exactly, so EXPECT_ARRAY compares to the last bit. */
+ * the values NumPy 1.24's np.random.seed, rand, randn, permutation,
+ * randint and shuffle return, printed by Debian's NumPy and written into
+ * this test. Floats are Python reprs, which round-trip the double
+ * exactly, so EXPECT_ARRAY compares to the last bit. */
 #include <math.h>
 
 #include "nd_test.h"

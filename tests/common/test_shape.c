@@ -244,6 +244,22 @@ static void test_flatten(void **state)
 static void test_transpose(void **state)
 {
     (void)state;
+    /* Huge extents beside a 0, the largest nd_check_shape lets through:
+     * NumPy's np.zeros((0, 2**29, 2**29)).T.shape is (536870912,
+     * 536870912, 0); with axes (1, 0, 2), (536870912, 0, 536870912). */
+    NdArray *huge = nd_zeros(ND_FLOAT64, ND_SHAPE(0, INT64_C(1) << 29,
+                                                  INT64_C(1) << 29));
+    NdArray *ht = nd_transpose(huge, 0, NULL);
+    assert_int_equal(ht->size, 0);
+    assert_int_equal(ht->shape[0], INT64_C(1) << 29);
+    assert_int_equal(ht->shape[2], 0);
+    nd_release(ht);
+    ht = nd_transpose(huge, ND_AXES(1, 0, 2));
+    assert_int_equal(ht->shape[1], 0);
+    assert_int_equal(ht->shape[2], INT64_C(1) << 29);
+    nd_release(ht);
+    nd_release(huge);
+
     NdArray *a = arange_shaped(ND_FLOAT64, ND_SHAPE(2, 3));
     NdArray *t = nd_transpose(a, 0, NULL);
     EXPECT_ARRAY(t, ND_FLOAT64, ND_SHAPE(3, 2), 0, 3, 1, 4, 2, 5);

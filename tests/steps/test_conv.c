@@ -577,6 +577,27 @@ static void test_bad_input(void **state)
     EXPECT_ND_ERROR(F_im2col(x, pair(0)), "must be positive");
     const int64_t shape[4] = {1, 2, 4, 4};
     EXPECT_ND_ERROR(F_col2im(W2, shape, pair(3)), "not the windows");
+    /* Sizes beyond int64: a clear error naming the pad or the stride,
+     * not an overflow (Python's DeZero runs out of memory in np.pad). */
+    EXPECT_ND_ERROR(F_conv2d(x, W2, NULL, .pad = pair(INT64_C(1) << 62)),
+                    "conv2d: a pad of (4611686018427387904, "
+                    "4611686018427387904) is too large");
+    EXPECT_ND_ERROR(F_conv2d(x, W2, NULL, .pad = pair(INT64_C(1) << 40)),
+                    "pad (1099511627776, 1099511627776) make more windows");
+    EXPECT_ND_ERROR(F_pooling(x, pair(2), .pad = pair(INT64_MAX)),
+                    "pooling: a pad of");
+    EXPECT_ND_ERROR(F_col2im(W2, shape, pair(3), .pad = pair(INT64_C(1)
+                                                             << 40)),
+                    "col2im: kernel (3, 3), stride (1, 1) and pad "
+                    "(1099511627776, 1099511627776) make more windows of "
+                    "an image of (1, 2, 4, 4) than int64 can count");
+    Wd = nd_zeros(ND_FLOAT64, ND_SHAPE(2, 3, 3, 3));
+    EXPECT_ND_ERROR(F_deconv2d(x, Wd, NULL, .stride = pair(INT64_C(1) << 62)),
+                    "deconv2d: stride 4611686018427387904, kernel 3 and "
+                    "pad 0 make an output size from 4 beyond int64");
+    EXPECT_ND_ERROR(F_deconv2d(x, Wd, NULL, .pad = pair(INT64_MIN / 2)),
+                    "beyond int64");
+    nd_release(Wd);
     EXPECT_ND_ERROR(layer_call(L_conv2d(2, pair(3)), x3), "(N, C, H, W)");
     EXPECT_ND_ERROR(L_conv2d(0, pair(3)), "must be positive");
     nd_release(b);

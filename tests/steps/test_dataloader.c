@@ -87,6 +87,18 @@ static void test_in_order(void **state)
     nd_release(r);
 }
 
+/* A batch size beyond the dataset's length, up to INT64_MAX: one batch
+ * of everything, as Python's DataLoader(dataset, 2**63 - 1) gives
+ * (max_iter = math.ceil(7 / (2**63 - 1)) = 1). */
+static void test_huge_batch(void **state)
+{
+    (void)state;
+    DataLoader *loader = dataloader(count_dataset(), INT64_MAX, false);
+    assert_int_equal(loader->max_iter, 1);
+    EXPECT_BATCH(loader, 0, 1, 2, 3, 4, 5, 6);
+    expect_end(loader);
+}
+
 /* With shuffling: the construction draws permutation(7), the end of
  * the epoch the next one, and nothing else is drawn. */
 static void test_shuffled(void **state)
@@ -191,6 +203,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         STEP_TEST(test_in_order),
+        STEP_TEST(test_huge_batch),
         STEP_TEST(test_shuffled),
         STEP_TEST(test_draw_at_the_end),
         STEP_TEST(test_reset),

@@ -10,8 +10,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "dezero.h"
+#include "tempfile.h"
 
 extern char **environ;          /* the environment dot inherits */
 
@@ -151,20 +153,24 @@ char *get_dot_graph(const Variable *output, bool verbose)
 
 /* ---- files and the dot program */
 
-/* Writes text into the file at path (replacing it). Returns false, with
- * a message that names the file, when it cannot. */
+/* Writes text into the file at path (replacing it), whole or not at
+ * all: under a temporary name, renamed to path once every byte is
+ * written and on the disk (common/tempfile.h), so that a full disk
+ * leaves an earlier file as it was. Returns false, with a message that
+ * names the file, when it cannot. */
 bool write_text_file(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "w");
+    char *temporary;
+    FILE *f = nd_create_file(path, &temporary);
     if (!f) {
         fprintf(stderr, "write_text_file: cannot open %s: %s\n", path,
                 strerror(errno));
         return false;
     }
-    bool written = fputs(text, f) >= 0;
-    if (fclose(f) != 0 || !written) {
-        fprintf(stderr, "write_text_file: cannot write %s: %s\n", path,
-                strerror(errno));
+    fputs(text, f);
+    char problem[512];
+    if (!nd_close_file(f, temporary, path, true, problem, sizeof problem)) {
+        fprintf(stderr, "write_text_file: %s\n", problem);
         return false;
     }
     return true;
@@ -210,16 +216,32 @@ static char *cache_dir(void)
     return dir;
 }
 
-/* Runs `dot graph_path -T format -o to_file` and waits for it. Returns
- * true when dot drew the picture; false, with a message, when dot is
- * not installed or failed. */
-static bool run_dot(const char *graph_path, const char *format,
-                    const char *to_file)
+/* Runs `dot graph_path -T format` and waits for it, copying the picture
+ * it writes on its standard output, through a pipe, into picture;
+ * to_file names the picture in messages. Returns true when dot drew
+ * it; false, with a message, when dot is not installed or failed. */
+static bool draw_with_dot(const char *graph_path, const char *format,
+                          FILE *picture, const char *to_file)
 {
     char *argv[] = {"dot", (char *)graph_path, "-T", (char *)format,
-                    "-o", (char *)to_file, NULL};
+                    NULL};
+    int out_fds[2];
+    if (pipe(out_fds) != 0) {
+        fprintf(stderr, "plot_dot_graph: cannot make a pipe to dot: %s\n",
+                strerror(errno));
+        return false;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out_fds[1], 1);
+    posix_spawn_file_actions_addclose(&actions, out_fds[0]);
+    posix_spawn_file_actions_addclose(&actions, out_fds[1]);
     pid_t pid;
-    int error = posix_spawnp(&pid, "dot", NULL, NULL, argv, environ);
+    int error = posix_spawnp(&pid, "dot", &actions, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(out_fds[1]);
+    if (error)
+        close(out_fds[0]);
     if (error == ENOENT) {
         fprintf(stderr, "plot_dot_graph: cannot draw %s: the dot program "
                 "of Graphviz is not installed (sudo apt-get install "
@@ -232,6 +254,14 @@ static bool run_dot(const char *graph_path, const char *format,
                 strerror(error));
         return false;
     }
+    char buffer[1 << 16];
+    ssize_t n;
+    while ((n = read(out_fds[0], buffer, sizeof buffer)) != 0)
+        if (n > 0)
+            fwrite(buffer, 1, (size_t)n, picture);
+        else if (errno != EINTR)
+            break;
+    close(out_fds[0]);
     int status;
     if (waitpid(pid, &status, 0) < 0) {
         fprintf(stderr, "plot_dot_graph: waiting for dot: %s\n",
@@ -241,6 +271,34 @@ static bool run_dot(const char *graph_path, const char *format,
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
         fprintf(stderr, "plot_dot_graph: dot could not draw %s from %s "
                 "(-T %s)\n", to_file, graph_path, format);
+        return false;
+    }
+    return true;
+}
+
+/* Draws the graph of graph_path into to_file with dot, whole or not at
+ * all (common/tempfile.h): this program writes the file, under a
+ * temporary name renamed to to_file once whole, and checks every write,
+ * as dot does not check all of its own (a full disk can leave its SVG
+ * cut short, exit status 0). An earlier to_file is kept when anything
+ * fails. Returns true when the picture is written; false, with a
+ * message, when it is not. */
+static bool run_dot(const char *graph_path, const char *format,
+                    const char *to_file)
+{
+    char *temporary;
+    FILE *picture = nd_create_file(to_file, &temporary);
+    if (!picture) {
+        fprintf(stderr, "plot_dot_graph: cannot write %s: %s\n", to_file,
+                strerror(errno));
+        return false;
+    }
+    bool drawn = draw_with_dot(graph_path, format, picture, to_file);
+    char problem[512];
+    if (!nd_close_file(picture, temporary, to_file, drawn, problem,
+                       sizeof problem)) {
+        if (drawn)
+            fprintf(stderr, "plot_dot_graph: %s\n", problem);
         return false;
     }
     return true;

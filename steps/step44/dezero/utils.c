@@ -11,8 +11,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "dezero.h"
+#include "tempfile.h"
 
 extern char **environ;          /* the environment dot inherits */
 
@@ -152,20 +154,24 @@ char *get_dot_graph(const Variable *output, bool verbose)
 
 /* ---- files and the dot program */
 
-/* Writes text into the file at path (replacing it). Returns false, with
- * a message that names the file, when it cannot. */
+/* Writes text into the file at path (replacing it), whole or not at
+ * all: under a temporary name, renamed to path once every byte is
+ * written and on the disk (common/tempfile.h), so that a full disk
+ * leaves an earlier file as it was. Returns false, with a message that
+ * names the file, when it cannot. */
 bool write_text_file(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "w");
+    char *temporary;
+    FILE *f = nd_create_file(path, &temporary);
     if (!f) {
         fprintf(stderr, "write_text_file: cannot open %s: %s\n", path,
                 strerror(errno));
         return false;
     }
-    bool written = fputs(text, f) >= 0;
-    if (fclose(f) != 0 || !written) {
-        fprintf(stderr, "write_text_file: cannot write %s: %s\n", path,
-                strerror(errno));
+    fputs(text, f);
+    char problem[512];
+    if (!nd_close_file(f, temporary, path, true, problem, sizeof problem)) {
+        fprintf(stderr, "write_text_file: %s\n", problem);
         return false;
     }
     return true;
@@ -212,51 +218,95 @@ static char *cache_dir(void)
 }
 
 /* Runs the program argv[0], found on the PATH, with the arguments argv
- * (a NULL-terminated list), without a shell, and waits for it. job says
- * what it is run for ("draw g.png from tmp_graph.dot"), package what to
- * install where it is missing. Returns true when the program ran and
- * exited with status 0; false, with a message from who, when it is not
- * installed, cannot be run or fails. */
-static bool run_program(char *const argv[], const char *who,
-                        const char *job, const char *package)
+ * (a NULL-terminated list), without a shell, and waits for it. Its
+ * standard output, through a pipe, becomes the file to_file, whole or
+ * not at all (common/tempfile.h): this program writes it and checks
+ * every write, as gnuplot does not report a full disk, and an earlier
+ * to_file is kept when anything fails. job says what it is run for
+ * ("draw g.png from tmp_graph.dot"), package what to install where it
+ * is missing. Returns true when the program ran and exited with status
+ * 0, and to_file is whole; false, with a message from who, when it is
+ * not installed, cannot be run or fails, or to_file cannot be
+ * written. */
+static bool run_program(char *const argv[], const char *to_file,
+                        const char *who, const char *job,
+                        const char *package)
 {
+    char *temporary;
+    FILE *picture = nd_create_file(to_file, &temporary);
+    if (!picture) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", who, to_file,
+                strerror(errno));
+        return false;
+    }
+    int out_fds[2];
+    if (pipe(out_fds) != 0) {
+        fprintf(stderr, "%s: cannot make a pipe to %s: %s\n", who,
+                argv[0], strerror(errno));
+        nd_close_file(picture, temporary, to_file, false, NULL, 0);
+        return false;
+    }
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_adddup2(&actions, out_fds[1], 1);
+    posix_spawn_file_actions_addclose(&actions, out_fds[0]);
+    posix_spawn_file_actions_addclose(&actions, out_fds[1]);
     pid_t pid;
-    int error = posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ);
-    if (error == ENOENT) {
-        fprintf(stderr, "%s: cannot %s: the %s program is not installed "
-                "(sudo apt-get install %s)\n", who, job, argv[0],
-                package);
-        return false;
-    }
+    int error = posix_spawnp(&pid, argv[0], &actions, NULL, argv,
+                             environ);
+    posix_spawn_file_actions_destroy(&actions);
+    close(out_fds[1]);
     if (error) {
-        fprintf(stderr, "%s: cannot run %s: %s\n", who, argv[0],
-                strerror(error));
+        close(out_fds[0]);
+        nd_close_file(picture, temporary, to_file, false, NULL, 0);
+        if (error == ENOENT)
+            fprintf(stderr, "%s: cannot %s: the %s program is not "
+                    "installed (sudo apt-get install %s)\n", who, job,
+                    argv[0], package);
+        else
+            fprintf(stderr, "%s: cannot run %s: %s\n", who, argv[0],
+                    strerror(error));
         return false;
     }
+    char buffer[1 << 16];       /* the picture, as the program draws it */
+    ssize_t n;
+    while ((n = read(out_fds[0], buffer, sizeof buffer)) != 0)
+        if (n > 0)
+            fwrite(buffer, 1, (size_t)n, picture);
+        else if (errno != EINTR)
+            break;
+    close(out_fds[0]);
     int status;
     if (waitpid(pid, &status, 0) < 0) {
         fprintf(stderr, "%s: waiting for %s: %s\n", who, argv[0],
                 strerror(errno));
+        nd_close_file(picture, temporary, to_file, false, NULL, 0);
         return false;
     }
-    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    bool ran = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!ran)
         fprintf(stderr, "%s: %s could not %s\n", who, argv[0], job);
+    char problem[512];
+    if (!nd_close_file(picture, temporary, to_file, ran, problem,
+                       sizeof problem)) {
+        if (ran)
+            fprintf(stderr, "%s: %s\n", who, problem);
         return false;
     }
     return true;
 }
 
-/* Runs `dot graph_path -T format -o to_file` and waits for it. Returns
- * true when dot drew the picture; false, with a message, when dot is
- * not installed or failed. */
+/* Runs `dot graph_path -T format`, its picture into to_file, and waits
+ * for it. Returns true when dot drew the picture; false, with a
+ * message, when dot is not installed or failed. */
 static bool run_dot(const char *graph_path, const char *format,
                     const char *to_file)
 {
     char *argv[] = {"dot", (char *)graph_path, "-T", (char *)format,
-                    "-o", (char *)to_file, NULL};
+                    NULL};
     char *job = format_text("draw %s from %s (-T %s)", to_file,
                             graph_path, format);
-    bool drawn = run_program(argv, "plot_dot_graph", job, "graphviz");
+    bool drawn = run_program(argv, to_file, "plot_dot_graph", job, "graphviz");
     free(job);
     return drawn;
 }
@@ -299,9 +349,10 @@ static void check_csv_name(const char *name)
 }
 
 /* Writes the columns into the file at path as CSV: the names, then a
- * line per element. Stops with an error when the columns differ in
- * size; returns false, with a message, when the file cannot be
- * written. Borrows everything. */
+ * line per element, whole or not at all (common/tempfile.h). Stops
+ * with an error when the columns differ in size; returns false, with a
+ * message, when the file cannot be written, and an earlier file at
+ * path is then as it was. Borrows everything. */
 bool write_csv(const char *path, int ncolumns, const char *const names[],
                const NdArray *const columns[])
 {
@@ -314,7 +365,8 @@ bool write_csv(const char *path, int ncolumns, const char *const names[],
                      "%lld", names[j], (long long)columns[j]->size,
                      names[0], (long long)columns[0]->size);
     }
-    FILE *f = fopen(path, "w");
+    char *temporary;
+    FILE *f = nd_create_file(path, &temporary);
     if (!f) {
         fprintf(stderr, "write_csv: cannot open %s: %s\n", path,
                 strerror(errno));
@@ -329,10 +381,9 @@ bool write_csv(const char *path, int ncolumns, const char *const names[],
                     nd_get_flat(columns[j], i));
         fputc('\n', f);
     }
-    bool written = !ferror(f);
-    if (fclose(f) != 0 || !written) {
-        fprintf(stderr, "write_csv: cannot write %s: %s\n", path,
-                strerror(errno));
+    char problem[512];
+    if (!nd_close_file(f, temporary, path, true, problem, sizeof problem)) {
+        fprintf(stderr, "write_csv: %s\n", problem);
         return false;
     }
     return true;
@@ -383,19 +434,18 @@ bool plot_csv(const char *csv_path, const char *to_file,
                 "to choose the picture's format\n", to_file);
         return false;
     }
-    char *output = gnuplot_quoted(to_file), *data = gnuplot_quoted(csv_path);
+    char *data = gnuplot_quoted(csv_path);
     char *script = format_text(
         "set datafile separator ','; "
         "set key autotitle columnhead noenhanced opaque box %s; "
-        "set terminal %s; set output %s; "
+        "set terminal %s; "
         "plot for [i=2:*] %s using 1:i with lines",
-        legend_at, terminal, output, data);
+        legend_at, terminal, data);
     char *argv[] = {"gnuplot", "-e", script, NULL};
     char *job = format_text("draw %s from %s", to_file, csv_path);
-    bool drawn = run_program(argv, "plot_csv", job, "gnuplot-nox");
+    bool drawn = run_program(argv, to_file, "plot_csv", job, "gnuplot-nox");
     free(job);
     free(script);
-    free(output);
     free(data);
     return drawn;
 }
@@ -418,7 +468,6 @@ bool plot_fit(const char *points_csv, const char *curve_csv,
                 "to choose the picture's format\n", to_file);
         return false;
     }
-    char *output = gnuplot_quoted(to_file);
     char *points = gnuplot_quoted(points_csv);
     char *curve = gnuplot_quoted(curve_csv);
     char *x = gnuplot_quoted(xlabel), *y = gnuplot_quoted(ylabel);
@@ -427,22 +476,21 @@ bool plot_fit(const char *points_csv, const char *curve_csv,
     char *script = format_text(
         "set datafile separator ','; set key off; "
         "set xlabel %s; set ylabel %s; "
-        "set terminal %s; set output %s; "
+        "set terminal %s; "
         "plot %s using 1:2 skip 1 with points pt 7 ps 0.5 "
         "lc rgb '#1f77b4', "
         "%s using 1:2 skip 1 with lines lw 1.5 lc rgb 'red'",
-        x, y, terminal, output, points, curve);
+        x, y, terminal, points, curve);
     char *argv[] = {"gnuplot", "-e", script, NULL};
     char *job = format_text("draw %s from %s and %s", to_file, points_csv,
                             curve_csv);
-    bool drawn = run_program(argv, "plot_fit", job, "gnuplot-nox");
+    bool drawn = run_program(argv, to_file, "plot_fit", job, "gnuplot-nox");
     free(job);
     free(script);
     free(x);
     free(y);
     free(curve);
     free(points);
-    free(output);
     return drawn;
 }
 

@@ -67,7 +67,11 @@ DataLoader *dataloader(Dataset *dataset, int64_t batch_size, bool shuffle)
     loader->batch_size = batch_size;
     loader->shuffle = shuffle;
     loader->data_size = dataset_len(dataset);
-    loader->max_iter = (loader->data_size + batch_size - 1) / batch_size;
+    /* ceil(data_size / batch_size), without the sum that overflows for
+     * a batch_size near INT64_MAX: one batch of everything then, as in
+     * Python */
+    loader->max_iter = loader->data_size / batch_size +
+                       (loader->data_size % batch_size != 0);
     dataloader_reset(loader);
     return loader;
 }

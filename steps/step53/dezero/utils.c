@@ -5,7 +5,9 @@
  * an image, the reshape that Sum's backward starts with, and
  * logsumexp. */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdarg.h>
@@ -16,6 +18,7 @@
 #include <unistd.h>
 
 #include "dezero.h"
+#include "tempfile.h"
 #include "download.h"
 
 extern char **environ;          /* the environment dot inherits */
@@ -158,20 +161,24 @@ char *get_dot_graph(const Variable *output, bool verbose)
 
 /* ---- files and the dot program */
 
-/* Writes text into the file at path (replacing it). Returns false, with
- * a message that names the file, when it cannot. */
+/* Writes text into the file at path (replacing it), whole or not at
+ * all: under a temporary name, renamed to path once every byte is
+ * written and on the disk (common/tempfile.h), so that a full disk
+ * leaves an earlier file as it was. Returns false, with a message that
+ * names the file, when it cannot. */
 bool write_text_file(const char *path, const char *text)
 {
-    FILE *f = fopen(path, "w");
+    char *temporary;
+    FILE *f = nd_create_file(path, &temporary);
     if (!f) {
         fprintf(stderr, "write_text_file: cannot open %s: %s\n", path,
                 strerror(errno));
         return false;
     }
-    bool written = fputs(text, f) >= 0;
-    if (fclose(f) != 0 || !written) {
-        fprintf(stderr, "write_text_file: cannot write %s: %s\n", path,
-                strerror(errno));
+    fputs(text, f);
+    char problem[512];
+    if (!nd_close_file(f, temporary, path, true, problem, sizeof problem)) {
+        fprintf(stderr, "write_text_file: %s\n", problem);
         return false;
     }
     return true;
@@ -191,25 +198,63 @@ static char *format_text(const char *format, ...)
     return chars;
 }
 
-/* Writes the size bytes of data into the file descriptor fd, and
- * closes it. A reader that exits early makes the write fail (EPIPE)
- * instead of ending this program: SIGPIPE is ignored meanwhile. Returns
- * false when not every byte was written. */
-static bool write_all(int fd, const void *data, size_t size)
+/* Closes both ends of a pipe that are open. */
+static void close_pipe(int fds[2])
+{
+    for (int i = 0; i < 2; i++)
+        if (fds[i] >= 0)
+            close(fds[i]);
+}
+
+/* Copies what a program writes on out, its standard output, into the
+ * stream picture until it closes it, while feeding it the size bytes
+ * of input on in, then closed (in is -1 when there is none): both at
+ * once (poll), so that neither side waits for the other. A reader that
+ * exits early makes the feeding fail (EPIPE) instead of ending this
+ * program: SIGPIPE is ignored meanwhile. Closes in and out. Returns
+ * false when not every byte of input was taken; a failed write to
+ * picture shows in its error flag. */
+static bool pump(int in, const void *input, size_t size, int out,
+                 FILE *picture)
 {
     struct sigaction ignore = {.sa_handler = SIG_IGN}, saved;
     sigaction(SIGPIPE, &ignore, &saved);
-    const char *p = data;
-    while (size > 0) {
-        ssize_t n = write(fd, p, size);
-        if (n < 0 && errno == EINTR)
+    const char *p = input;
+    if (in >= 0)
+        fcntl(in, F_SETFL, O_NONBLOCK);
+    char buffer[1 << 16];
+    while (in >= 0 || out >= 0) {
+        if (in >= 0 && size == 0) {
+            close(in);
+            in = -1;
             continue;
-        if (n <= 0)
+        }
+        struct pollfd fds[2] = {{.fd = in, .events = POLLOUT},
+                                {.fd = out, .events = POLLIN}};
+        if (poll(fds, 2, -1) < 0 && errno != EINTR)
             break;
-        p += n;
-        size -= (size_t)n;
+        if (in >= 0 && fds[0].revents) {
+            ssize_t n = write(in, p, size);
+            if (n > 0) {
+                p += n;
+                size -= (size_t)n;
+            } else if (n < 0 && errno != EAGAIN && errno != EINTR) {
+                close(in);              /* the program stopped reading */
+                in = -1;
+            }
+        }
+        if (out >= 0 && fds[1].revents) {
+            ssize_t n = read(out, buffer, sizeof buffer);
+            if (n > 0) {
+                fwrite(buffer, 1, (size_t)n, picture);
+            } else if (n == 0 || errno != EINTR) {
+                close(out);
+                out = -1;
+            }
+        }
     }
-    close(fd);
+    int fds[2] = {in, out};
+    close_pipe(fds);
     sigaction(SIGPIPE, &saved, NULL);
     return size == 0;
 }
@@ -217,38 +262,57 @@ static bool write_all(int fd, const void *data, size_t size)
 /* Runs the program argv[0], found on the PATH, with the arguments argv
  * (a NULL-terminated list), without a shell, and waits for it; the
  * input_size bytes of input, unless it is NULL, are its standard input,
- * through a pipe. job says what it is run for ("draw g.png from
- * tmp_graph.dot"), package what to install where it is missing. Returns
- * true when the program ran, read its input and exited with status 0;
+ * through a pipe. Its standard output, through another pipe, becomes
+ * the file to_file, whole or not at all (common/tempfile.h): this
+ * program writes it and checks every write, as gnuplot does not report
+ * a full disk, and an earlier to_file is kept when anything fails. job
+ * says what it is run for ("draw g.png from tmp_graph.dot"), package
+ * what to install where it is missing. Returns true when the program
+ * ran, read its input and exited with status 0, and to_file is whole;
  * false, with a message from who, when it is not installed, cannot be
- * run or fails. */
+ * run or fails, or to_file cannot be written. */
 static bool run_program(char *const argv[], const void *input,
-                        size_t input_size, const char *who,
-                        const char *job, const char *package)
+                        size_t input_size, const char *to_file,
+                        const char *who, const char *job,
+                        const char *package)
 {
-    int pipe_fds[2] = {-1, -1};
+    char *temporary;
+    FILE *picture = nd_create_file(to_file, &temporary);
+    if (!picture) {
+        fprintf(stderr, "%s: cannot write %s: %s\n", who, to_file,
+                strerror(errno));
+        return false;
+    }
+    int in_fds[2] = {-1, -1}, out_fds[2] = {-1, -1};
+    if ((input && pipe(in_fds) != 0) || pipe(out_fds) != 0) {
+        fprintf(stderr, "%s: cannot make a pipe to %s: %s\n", who,
+                argv[0], strerror(errno));
+        close_pipe(in_fds);
+        nd_close_file(picture, temporary, to_file, false, NULL, 0);
+        return false;
+    }
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
     if (input) {
-        if (pipe(pipe_fds) != 0) {
-            fprintf(stderr, "%s: cannot make a pipe to %s: %s\n", who,
-                    argv[0], strerror(errno));
-            posix_spawn_file_actions_destroy(&actions);
-            return false;
-        }
-        posix_spawn_file_actions_adddup2(&actions, pipe_fds[0], 0);
-        posix_spawn_file_actions_addclose(&actions, pipe_fds[0]);
-        posix_spawn_file_actions_addclose(&actions, pipe_fds[1]);
+        posix_spawn_file_actions_adddup2(&actions, in_fds[0], 0);
+        posix_spawn_file_actions_addclose(&actions, in_fds[0]);
+        posix_spawn_file_actions_addclose(&actions, in_fds[1]);
     }
+    posix_spawn_file_actions_adddup2(&actions, out_fds[1], 1);
+    posix_spawn_file_actions_addclose(&actions, out_fds[0]);
+    posix_spawn_file_actions_addclose(&actions, out_fds[1]);
     pid_t pid;
     int error = posix_spawnp(&pid, argv[0], &actions, NULL, argv,
                              environ);
     posix_spawn_file_actions_destroy(&actions);
     if (input)
-        close(pipe_fds[0]);
+        close(in_fds[0]);
+    close(out_fds[1]);
     if (error) {
         if (input)
-            close(pipe_fds[1]);
+            close(in_fds[1]);
+        close(out_fds[0]);
+        nd_close_file(picture, temporary, to_file, false, NULL, 0);
         if (error == ENOENT)
             fprintf(stderr, "%s: cannot %s: the %s program is not "
                     "installed (sudo apt-get install %s)\n", who, job,
@@ -258,31 +322,39 @@ static bool run_program(char *const argv[], const void *input,
                     strerror(error));
         return false;
     }
-    bool fed = !input || write_all(pipe_fds[1], input, input_size);
+    bool fed = pump(input ? in_fds[1] : -1, input, input_size, out_fds[0],
+                    picture);
     int status;
     if (waitpid(pid, &status, 0) < 0) {
         fprintf(stderr, "%s: waiting for %s: %s\n", who, argv[0],
                 strerror(errno));
+        nd_close_file(picture, temporary, to_file, false, NULL, 0);
         return false;
     }
-    if (!fed || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    bool ran = fed && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+    if (!ran)
         fprintf(stderr, "%s: %s could not %s\n", who, argv[0], job);
+    char problem[512];
+    if (!nd_close_file(picture, temporary, to_file, ran, problem,
+                       sizeof problem)) {
+        if (ran)
+            fprintf(stderr, "%s: %s\n", who, problem);
         return false;
     }
     return true;
 }
 
-/* Runs `dot graph_path -T format -o to_file` and waits for it. Returns
- * true when dot drew the picture; false, with a message, when dot is
- * not installed or failed. */
+/* Runs `dot graph_path -T format`, its picture into to_file, and waits
+ * for it. Returns true when dot drew the picture; false, with a
+ * message, when dot is not installed or failed. */
 static bool run_dot(const char *graph_path, const char *format,
                     const char *to_file)
 {
     char *argv[] = {"dot", (char *)graph_path, "-T", (char *)format,
-                    "-o", (char *)to_file, NULL};
+                    NULL};
     char *job = format_text("draw %s from %s (-T %s)", to_file,
                             graph_path, format);
-    bool drawn = run_program(argv, NULL, 0, "plot_dot_graph", job,
+    bool drawn = run_program(argv, NULL, 0, to_file, "plot_dot_graph", job,
                              "graphviz");
     free(job);
     return drawn;
@@ -324,9 +396,10 @@ static void check_csv_name(const char *name)
 }
 
 /* Writes the columns into the file at path as CSV: the names, then a
- * line per element. Stops with an error when the columns differ in
- * size; returns false, with a message, when the file cannot be
- * written. Borrows everything. */
+ * line per element, whole or not at all (common/tempfile.h). Stops
+ * with an error when the columns differ in size; returns false, with a
+ * message, when the file cannot be written, and an earlier file at
+ * path is then as it was. Borrows everything. */
 bool write_csv(const char *path, int ncolumns, const char *const names[],
                const NdArray *const columns[])
 {
@@ -339,7 +412,8 @@ bool write_csv(const char *path, int ncolumns, const char *const names[],
                      "%lld", names[j], (long long)columns[j]->size,
                      names[0], (long long)columns[0]->size);
     }
-    FILE *f = fopen(path, "w");
+    char *temporary;
+    FILE *f = nd_create_file(path, &temporary);
     if (!f) {
         fprintf(stderr, "write_csv: cannot open %s: %s\n", path,
                 strerror(errno));
@@ -354,10 +428,9 @@ bool write_csv(const char *path, int ncolumns, const char *const names[],
                     nd_get_flat(columns[j], i));
         fputc('\n', f);
     }
-    bool written = !ferror(f);
-    if (fclose(f) != 0 || !written) {
-        fprintf(stderr, "write_csv: cannot write %s: %s\n", path,
-                strerror(errno));
+    char problem[512];
+    if (!nd_close_file(f, temporary, path, true, problem, sizeof problem)) {
+        fprintf(stderr, "write_csv: %s\n", problem);
         return false;
     }
     return true;
@@ -408,20 +481,19 @@ bool plot_csv(const char *csv_path, const char *to_file,
                 "to choose the picture's format\n", to_file);
         return false;
     }
-    char *output = gnuplot_quoted(to_file), *data = gnuplot_quoted(csv_path);
+    char *data = gnuplot_quoted(csv_path);
     char *script = format_text(
         "set datafile separator ','; "
         "set key autotitle columnhead noenhanced opaque box %s; "
-        "set terminal %s; set output %s; "
+        "set terminal %s; "
         "plot for [i=2:*] %s using 1:i with lines",
-        legend_at, terminal, output, data);
+        legend_at, terminal, data);
     char *argv[] = {"gnuplot", "-e", script, NULL};
     char *job = format_text("draw %s from %s", to_file, csv_path);
-    bool drawn = run_program(argv, NULL, 0, "plot_csv", job,
+    bool drawn = run_program(argv, NULL, 0, to_file, "plot_csv", job,
                              "gnuplot-nox");
     free(job);
     free(script);
-    free(output);
     free(data);
     return drawn;
 }
@@ -444,7 +516,6 @@ bool plot_fit(const char *points_csv, const char *curve_csv,
                 "to choose the picture's format\n", to_file);
         return false;
     }
-    char *output = gnuplot_quoted(to_file);
     char *points = gnuplot_quoted(points_csv);
     char *curve = gnuplot_quoted(curve_csv);
     char *x = gnuplot_quoted(xlabel), *y = gnuplot_quoted(ylabel);
@@ -453,15 +524,15 @@ bool plot_fit(const char *points_csv, const char *curve_csv,
     char *script = format_text(
         "set datafile separator ','; set key off; "
         "set xlabel %s; set ylabel %s; "
-        "set terminal %s; set output %s; "
+        "set terminal %s; "
         "plot %s using 1:2 skip 1 with points pt 7 ps 0.5 "
         "lc rgb '#1f77b4', "
         "%s using 1:2 skip 1 with lines lw 1.5 lc rgb 'red'",
-        x, y, terminal, output, points, curve);
+        x, y, terminal, points, curve);
     char *argv[] = {"gnuplot", "-e", script, NULL};
     char *job = format_text("draw %s from %s and %s", to_file, points_csv,
                             curve_csv);
-    bool drawn = run_program(argv, NULL, 0, "plot_fit", job,
+    bool drawn = run_program(argv, NULL, 0, to_file, "plot_fit", job,
                              "gnuplot-nox");
     free(job);
     free(script);
@@ -469,7 +540,6 @@ bool plot_fit(const char *points_csv, const char *curve_csv,
     free(y);
     free(curve);
     free(points);
-    free(output);
     return drawn;
 }
 
@@ -519,19 +589,16 @@ bool plot_classes(const char *points_csv, const char *to_file)
     const char *terminal = picture_terminal(to_file, "plot_classes");
     if (!terminal)
         return false;
-    char *output = gnuplot_quoted(to_file);
     char *elements = class_points(points_csv);
-    char *script = format_text("%sset terminal %s; set output %s; plot %s",
-                               class_settings, terminal, output,
-                               elements);
+    char *script = format_text("%sset terminal %s; plot %s",
+                               class_settings, terminal, elements);
     char *argv[] = {"gnuplot", "-e", script, NULL};
     char *job = format_text("draw %s from %s", to_file, points_csv);
-    bool drawn = run_program(argv, NULL, 0, "plot_classes", job,
+    bool drawn = run_program(argv, NULL, 0, to_file, "plot_classes", job,
                              "gnuplot-nox");
     free(job);
     free(script);
     free(elements);
-    free(output);
     return drawn;
 }
 
@@ -579,26 +646,25 @@ bool plot_decision_regions(const NdArray *classes, double x0, double y0,
         return false;
     }
     int64_t rows = classes->shape[0], cols = classes->shape[1];
-    char *output = gnuplot_quoted(to_file);
     char *elements = class_points(points_csv);
     char *script = format_text(
         "%sset xrange [%.17g:%.17g]; set yrange [%.17g:%.17g]; "
-        "set terminal %s; set output %s; "
+        "set terminal %s; "
         "plot '-' binary array=(%lld,%lld) format='%%uchar' "
         "origin=(%.17g,%.17g) dx=%.17g dy=%.17g with image notitle, %s",
         class_settings, x0 - h / 2, x0 + ((double)cols - 0.5) * h,
-        y0 - h / 2, y0 + ((double)rows - 0.5) * h, terminal, output,
+        y0 - h / 2, y0 + ((double)rows - 0.5) * h, terminal,
         (long long)cols, (long long)rows, x0, y0, h, h, elements);
     char *argv[] = {"gnuplot", "-e", script, NULL};
     char *job = format_text("draw %s from %s and a grid of %lld points",
                             to_file, points_csv,
                             (long long)classes->size);
     bool drawn = run_program(argv, bytes, (size_t)classes->size,
-                             "plot_decision_regions", job, "gnuplot-nox");
+                             to_file, "plot_decision_regions", job,
+                             "gnuplot-nox");
     free(job);
     free(script);
     free(elements);
-    free(output);
     free(bytes);
     return drawn;
 }
@@ -614,7 +680,7 @@ bool plot_learning_curve(const char *csv_path, const char *to_file)
     const char *terminal = picture_terminal(to_file, "plot_learning_curve");
     if (!terminal)
         return false;
-    char *output = gnuplot_quoted(to_file), *data = gnuplot_quoted(csv_path);
+    char *data = gnuplot_quoted(csv_path);
     /* from epoch 0.5, so that a run of one epoch has an x range */
     char *script = format_text(
         "set datafile separator ','; "
@@ -622,18 +688,17 @@ bool plot_learning_curve(const char *csv_path, const char *to_file)
         "set xlabel 'epoch'; set xrange [0.5:*]; set xtics 1; "
         "set ylabel 'loss'; set yrange [0:*]; set ytics nomirror; "
         "set y2label 'accuracy'; set y2range [0:1]; set y2tics; "
-        "set terminal %s; set output %s; "
+        "set terminal %s; "
         "plot for [i=2:3] %s using 1:i with linespoints pt 7 dt 1, "
         "for [i=4:5] %s using 1:i axes x1y2 with linespoints pt 7 dt 2",
-        terminal, output, data, data);
+        terminal, data, data);
     char *argv[] = {"gnuplot", "-e", script, NULL};
     char *job = format_text("draw %s from %s", to_file, csv_path);
-    bool drawn = run_program(argv, NULL, 0, "plot_learning_curve", job,
-                             "gnuplot-nox");
+    bool drawn = run_program(argv, NULL, 0, to_file,
+                             "plot_learning_curve", job, "gnuplot-nox");
     free(job);
     free(script);
     free(data);
-    free(output);
     return drawn;
 }
 
@@ -655,25 +720,23 @@ bool plot_image(const NdArray *image, const char *to_file)
     if (!terminal)
         return false;
     long long rows = image->shape[0], cols = image->shape[1];
-    char *output = gnuplot_quoted(to_file);
     char *script = format_text(
-        "set terminal %s; set output %s; "
+        "set terminal %s; "
         "unset key; unset border; unset tics; unset colorbox; "
         "set size ratio -1; set palette gray gamma 1; set cbrange [0:255]; "
         "set xrange [-0.5:%lld]; set yrange [-0.5:%lld]; "
         "plot '-' binary array=(%lld,%lld) format='%%uchar' flipy "
         "with image",
-        terminal, output, cols - 1, rows - 1, cols, rows);
+        terminal, cols - 1, rows - 1, cols, rows);
     char *argv[] = {"gnuplot", "-e", script, NULL};
     char *job = format_text("draw %s from an image of %lld x %lld pixels",
                             to_file, cols, rows);
     NdArray *pixels = as_numpy(image);      /* gnuplot reads the host */
     bool drawn = run_program(argv, pixels->data, (size_t)pixels->size,
-                             "plot_image", job, "gnuplot-nox");
+                             to_file, "plot_image", job, "gnuplot-nox");
     nd_release(pixels);
     free(job);
     free(script);
-    free(output);
     return drawn;
 }
 

@@ -61,8 +61,9 @@ static void check_image(const char *op, const Variable *x)
 }
 
 /* Stops with an error naming op unless the window of kernel, moved by
- * stride over an image (N, C, H, W) padded by pad, fits at least once
- * and each number is valid. */
+ * stride over an image (N, C, H, W) padded by pad, fits at least once,
+ * each number is valid, and the windows, (N, C, KH, KW, OH, OW), can be
+ * counted in int64: so that no size computed from them overflows. */
 static void check_window(const char *op, const int64_t *shape, Pair kernel,
                          Pair stride, Pair pad)
 {
@@ -73,12 +74,52 @@ static void check_window(const char *op, const int64_t *shape, Pair kernel,
                  "not negative", (long long)kernel.h, (long long)kernel.w,
                  (long long)stride.h, (long long)stride.w,
                  (long long)pad.h, (long long)pad.w);
-    if (shape[2] + 2 * pad.h < kernel.h || shape[3] + 2 * pad.w < kernel.w)
+    int64_t padded_h, padded_w;     /* H + 2 pad.h, W + 2 pad.w */
+    if (__builtin_mul_overflow(pad.h, 2, &padded_h) ||
+        __builtin_add_overflow(padded_h, shape[2], &padded_h) ||
+        __builtin_mul_overflow(pad.w, 2, &padded_w) ||
+        __builtin_add_overflow(padded_w, shape[3], &padded_w))
+        nd_error(op, "a pad of (%lld, %lld) is too large: an image of "
+                 "(%lld, %lld) padded by it has more than 2**63 rows or "
+                 "columns", (long long)pad.h, (long long)pad.w,
+                 (long long)shape[2], (long long)shape[3]);
+    if (padded_h < kernel.h || padded_w < kernel.w)
         nd_error(op, "a kernel of (%lld, %lld) does not fit an image of "
                  "(%lld, %lld) padded by (%lld, %lld)",
                  (long long)kernel.h, (long long)kernel.w,
                  (long long)shape[2], (long long)shape[3],
                  (long long)pad.h, (long long)pad.w);
+    const int64_t windows[6] = {
+        shape[0], shape[1], kernel.h, kernel.w,
+        get_conv_outsize(shape[2], kernel.h, stride.h, pad.h),
+        get_conv_outsize(shape[3], kernel.w, stride.w, pad.w)};
+    int64_t count = 1;
+    for (int d = 0; d < 6; d++)
+        if (__builtin_mul_overflow(count, windows[d], &count))
+            nd_error(op, "kernel (%lld, %lld), stride (%lld, %lld) and pad "
+                     "(%lld, %lld) make more windows of an image of "
+                     "(%lld, %lld, %lld, %lld) than int64 can count",
+                     (long long)kernel.h, (long long)kernel.w,
+                     (long long)stride.h, (long long)stride.w,
+                     (long long)pad.h, (long long)pad.w,
+                     (long long)shape[0], (long long)shape[1],
+                     (long long)shape[2], (long long)shape[3]);
+}
+
+/* get_deconv_outsize, stride (size - 1) + kernel - 2 pad, or an error
+ * naming op when that overflows int64. */
+static int64_t deconv_outsize(const char *op, int64_t size, int64_t kernel,
+                              int64_t stride, int64_t pad)
+{
+    int64_t out, twice_pad;
+    if (__builtin_mul_overflow(stride, size - 1, &out) ||
+        __builtin_add_overflow(out, kernel, &out) ||
+        __builtin_mul_overflow(pad, 2, &twice_pad) ||
+        __builtin_sub_overflow(out, twice_pad, &out))
+        nd_error(op, "stride %lld, kernel %lld and pad %lld make an output "
+                 "size from %lld beyond int64", (long long)stride,
+                 (long long)kernel, (long long)pad, (long long)size);
+    return get_deconv_outsize(size, kernel, stride, pad);
 }
 
 /* The spatial size of im2col's windows over an image (N, C, H, W). */
@@ -387,11 +428,11 @@ Variable *(F_deconv2d)(Variable *x, Variable *W, Variable *b,
                                     o.stride, o.pad);
     Pair out = o.outsize;
     if (!out.h)
-        out.h = get_deconv_outsize(xs[2], f->kernel.h, f->stride.h,
-                                   f->pad.h);
+        out.h = deconv_outsize("deconv2d", xs[2], f->kernel.h, f->stride.h,
+                               f->pad.h);
     if (!out.w)
-        out.w = get_deconv_outsize(xs[3], f->kernel.w, f->stride.w,
-                                   f->pad.w);
+        out.w = deconv_outsize("deconv2d", xs[3], f->kernel.w, f->stride.w,
+                               f->pad.w);
     int64_t image[4] = {xs[0], ws[1], out.h, out.w};
     check_window("deconv2d", image, f->kernel, f->stride, f->pad);
     Pair back = conv_outsize(image, f->kernel, f->stride, f->pad);
