@@ -51,10 +51,14 @@ done
 { has_header png.h && has_library png; } || want libpng-dev
 { has_header jpeglib.h && has_library jpeg; } || want libjpeg-dev
 { has_header cmocka.h && has_library cmocka; } || want libcmocka-dev
+# Open MPI, for step 61's data-parallel training: the program opens
+# libmpi at run time (no header needed), and mpirun starts its ranks.
+has_library mpi || want libopenmpi-dev
 has_command pandoc || want pandoc
 has_command dot || want graphviz
 has_command gnuplot || want gnuplot-nox
 has_command valgrind || want valgrind
+has_command mpirun || want openmpi-bin
 
 [ ${#need[@]} -eq 0 ] && exit 0
 

@@ -37,7 +37,7 @@ EOF
 chmod +x "$TMP/cc"
 
 # Every command deps.sh looks for, unless the test leaves one out.
-tools=(make pandoc dot gnuplot valgrind)
+tools=(make pandoc dot gnuplot valgrind mpirun)
 stand_ins() {   # folder, commands to leave out...
     local dir=$1 t
     shift
@@ -108,13 +108,15 @@ tests=(
     "no jpeglib.h|expect libjpeg-dev jpeglib.h"
     "no -lcmocka|expect libcmocka-dev -lcmocka"
     "no cmocka.h|expect libcmocka-dev cmocka.h"
+    "no -lmpi (Open MPI)|expect libopenmpi-dev -lmpi"
     "no -lmvec (glibc)|expect libc6-dev -lmvec"
     "no -lm and -ldl name libc6-dev once|expect libc6-dev '-lm -ldl'"
-    "no compiler|expect 'gcc libc6-dev libopenblas-dev libfftw3-dev zlib1g-dev libcurl4-openssl-dev libssl-dev libzip-dev libpng-dev libjpeg-dev libcmocka-dev' '' cc"
+    "no compiler|expect 'gcc libc6-dev libopenblas-dev libfftw3-dev zlib1g-dev libcurl4-openssl-dev libssl-dev libzip-dev libpng-dev libjpeg-dev libcmocka-dev libopenmpi-dev' '' cc"
     "no pandoc|expect pandoc '' pandoc"
     "no dot|expect graphviz '' dot"
     "no gnuplot|expect gnuplot-nox '' gnuplot"
     "no valgrind|expect valgrind '' valgrind"
+    "no mpirun|expect openmpi-bin '' mpirun"
     "no make|expect make '' make"
     "several at once|expect 'libopenblas-dev zlib1g-dev graphviz' '-lopenblas zlib.h' dot"
 )

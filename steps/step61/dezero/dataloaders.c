@@ -1,0 +1,145 @@
+/* dataloaders.c - mini-batches out of a dataset, as the book's
+ * dataloaders.py: DataLoader, an iterator over the batches of one
+ * epoch, in a new random order every epoch, or in the dataset's own,
+ * handed out on the host or on the GPU; and SeqDataLoader, which reads
+ * a sequence as several shorter ones side by side. */
+#include <stdlib.h>
+
+#include "dezero.h"
+
+/* Drops the loader's reference to its dataset (the collector's
+ * clear). */
+static void dataloader_clear(Object *object)
+{
+    DataLoader *loader = (DataLoader *)object;
+    Dataset *dataset = loader->dataset;
+    loader->dataset = NULL;
+    release(dataset);
+}
+
+/* Frees the loader at count 0: its dataset reference, its order. */
+static void dataloader_destroy(Object *object)
+{
+    DataLoader *loader = (DataLoader *)object;
+    dataloader_clear(object);
+    nd_release(loader->index);
+    object_free(object);
+}
+
+/* Shows the collector the loader's reference: its dataset. */
+static void dataloader_traverse(Object *object,
+                                void (*visit)(Object *, void *), void *arg)
+{
+    DataLoader *loader = (DataLoader *)object;
+    if (loader->dataset)
+        visit(&loader->dataset->object, arg);
+}
+
+static const ObjectType dataloader_type = {
+    .destroy = dataloader_destroy,
+    .traverse = dataloader_traverse,
+    .clear = dataloader_clear,
+};
+
+/* Starts an epoch: back to the first batch, in a new order drawn with
+ * np.random.permutation when the loader shuffles, else in the dataset's
+ * own, 0, 1, 2, ... (Python: reset()). */
+void dataloader_reset(DataLoader *loader)
+{
+    loader->iteration = 0;
+    nd_release(loader->index);
+    loader->index = loader->shuffle
+                        ? nd_random_permutation(loader->data_size)
+                        : nd_arange(0, (double)loader->data_size, 1,
+                                    ND_INT64);
+}
+
+/* A new loader of dataset's items in batches of batch_size, owned by
+ * the innermost pool; it keeps a reference to dataset. The first
+ * epoch's order is drawn now, as Python's constructor calls reset()
+ * (Python: DataLoader(dataset, batch_size, shuffle)). */
+DataLoader *dataloader(Dataset *dataset, int64_t batch_size, bool shuffle)
+{
+    if (batch_size < 1)
+        nd_error("dataloader", "a batch size of %lld; want 1 or more",
+                 (long long)batch_size);
+    DataLoader *loader = object_new(sizeof *loader, &dataloader_type,
+                                    "dataloader");
+    loader->dataset = retain(dataset);
+    loader->batch_size = batch_size;
+    loader->shuffle = shuffle;
+    loader->data_size = dataset_len(dataset);
+    /* ceil(data_size / batch_size), without the sum that overflows for
+     * a batch_size near INT64_MAX: one batch of everything then, as in
+     * Python */
+    loader->max_iter = loader->data_size / batch_size +
+                       (loader->data_size % batch_size != 0);
+    dataloader_reset(loader);
+    return loader;
+}
+
+/* The items of the next batch, a new (n,) int64 array: the next
+ * batch_size entries of the order, or, for a SeqDataLoader, an item of
+ * each of the batch_size sequences (Python: batch_index in
+ * SeqDataLoader.__next__). */
+static NdArray *next_batch_index(const DataLoader *loader)
+{
+    int64_t i = loader->iteration, batch_size = loader->batch_size;
+    if (!loader->sequential)
+        return nd_getitem(loader->index, 1, (NdIndex[]){
+            ND_IDX_SLICE(i * batch_size, (i + 1) * batch_size, ND_NONE)});
+    NdArray *index = nd_empty(ND_INT64, ND_SHAPE(batch_size));
+    int64_t *items = index->data;
+    int64_t jump = loader->data_size / batch_size;
+    for (int64_t k = 0; k < batch_size; k++)
+        items[k] = (k * jump + i) % loader->data_size;
+    return index;
+}
+
+/* The epoch's next batch: the items at the next batch_size entries of
+ * the order, stacked on the host and moved to the loader's device
+ * (Python: xp.array of the items), into *x and *t as new references,
+ * and true; or,
+ * when the epoch is over, a reset for the next one and false, with *x
+ * and *t untouched (Python: next(loader), which raises StopIteration
+ * after calling reset(): the next epoch's order is drawn then). The
+ * last batch of an epoch holds what is left, and may be smaller. */
+bool dataloader_next(DataLoader *loader, NdArray **x, NdArray **t)
+{
+    if (loader->iteration >= loader->max_iter) {
+        dataloader_reset(loader);
+        return false;
+    }
+    NdArray *batch_index = next_batch_index(loader);
+    NdArray *host_x, *host_t;
+    dataset_batch(loader->dataset, batch_index, &host_x, &host_t);
+    *x = nd_to_device(host_x, loader->device);
+    *t = host_t ? nd_to_device(host_t, loader->device) : NULL;
+    nd_release(host_t);
+    nd_release(host_x);
+    nd_release(batch_index);
+    loader->iteration++;
+    return true;
+}
+
+/* A loader of batch_size sequences side by side (Python:
+ * SeqDataLoader(dataset, batch_size)): a DataLoader that does not
+ * shuffle, whose batches next_batch_index picks. */
+DataLoader *seq_dataloader(Dataset *dataset, int64_t batch_size)
+{
+    DataLoader *loader = dataloader(dataset, batch_size, false);
+    loader->sequential = true;
+    return loader;
+}
+
+/* Python: DataLoader.to_cpu and to_gpu, self.gpu = False or True. */
+void dataloader_to_cpu(DataLoader *loader)
+{
+    loader->device = ND_CPU;
+}
+
+void dataloader_to_gpu(DataLoader *loader)
+{
+    require_gpu("dataloader_to_gpu");
+    loader->device = ND_CUDA;
+}

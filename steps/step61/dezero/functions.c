@@ -1,0 +1,1871 @@
+/* functions.c - the differentiable functions beyond arithmetic, as the
+ * book's functions.py: Sin, Cos and Tanh; the functions that change
+ * shape, Reshape and Transpose; GetItem and GetItemGrad, indexing; Sum,
+ * and the pair BroadcastTo and SumTo that its backward is made of;
+ * MatMul; Linear, Sigmoid, ReLU, Softmax, Clip and Log; the losses
+ * MeanSquaredError and SoftmaxCrossEntropy; accuracy, a measure
+ * without a gradient; dropout; Max and Min; then the rest of the final
+ * package, which no step's program calls: expand_dims, flatten,
+ * average, LogSoftmax, LeakyReLU, sigmoid_cross_entropy,
+ * binary_cross_entropy, BatchNorm and embed_id; and concat, which
+ * Python lacks and SqueezeNet needs. Each backward is written
+ * with the framework's functions, like core.c's, so that it can be
+ * recorded and differentiated again. Each runs on its inputs' device:
+ * the arrays common/ computes follow their operands, and the few made
+ * here (constants, zeros, index arrays) are made on that device. */
+#include <string.h>
+
+#include "dezero.h"
+
+/* ---- Sin: y = sin(x), dy/dx = cos(x) */
+
+static void sin_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    (void)self;
+    ys[0] = nd_sin(xs[0]);
+}
+
+static void sin_backward(Function *self, Variable *gys[],
+                         Variable *gxs[])
+{
+    Variable *x = self->inputs[0];
+    gxs[0] = F_mul(gys[0], F_cos(x));           /* gy * cos(x) */
+}
+
+static const FunctionClass sin_class = {
+    .name = "Sin",
+    .noutputs = 1,
+    .forward = sin_forward,
+    .backward = sin_backward,
+};
+
+/* A new Sin function (Python: Sin()). */
+Function *sin_function(void)
+{
+    return function_new(&sin_class);
+}
+
+/* y = sin(x) (Python: F.sin(x)): a new Sin, called on x. */
+Variable *(F_sin)(Variable *x)
+{
+    return function_call(sin_function(), x);
+}
+
+/* ---- Cos: y = cos(x), dy/dx = -sin(x) */
+
+static void cos_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    (void)self;
+    ys[0] = nd_cos(xs[0]);
+}
+
+static void cos_backward(Function *self, Variable *gys[],
+                         Variable *gxs[])
+{
+    Variable *x = self->inputs[0];
+    gxs[0] = F_mul(gys[0], F_neg(F_sin(x)));    /* gy * -sin(x) */
+}
+
+static const FunctionClass cos_class = {
+    .name = "Cos",
+    .noutputs = 1,
+    .forward = cos_forward,
+    .backward = cos_backward,
+};
+
+/* A new Cos function (Python: Cos()). */
+Function *cos_function(void)
+{
+    return function_new(&cos_class);
+}
+
+/* y = cos(x) (Python: F.cos(x)): a new Cos, called on x. */
+Variable *(F_cos)(Variable *x)
+{
+    return function_call(cos_function(), x);
+}
+
+/* ---- Tanh: y = tanh(x), dy/dx = 1 - y^2 */
+
+static void tanh_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    (void)self;
+    ys[0] = nd_tanh(xs[0]);
+}
+
+/* The derivative is made of the output, y = tanh(x), which the function
+ * reaches through its weak link (Python: self.outputs[0]()). backward
+ * reaches a function through its output, so the output is alive then;
+ * a direct call after the output was freed finds NULL, and stops. */
+static void tanh_backward(Function *self, Variable *gys[],
+                          Variable *gxs[])
+{
+    Variable *y = self->outputs[0];
+    if (!y)
+        nd_error("tanh_backward", "the output of Tanh was freed, and the "
+                 "gradient 1 - y^2 needs it; keep y alive until backward");
+    gxs[0] = F_mul(gys[0], F_sub(1, F_mul(y, y)));     /* gy (1 - y^2) */
+}
+
+static const FunctionClass tanh_class = {
+    .name = "Tanh",
+    .noutputs = 1,
+    .forward = tanh_forward,
+    .backward = tanh_backward,
+};
+
+/* A new Tanh function (Python: Tanh()). */
+Function *tanh_function(void)
+{
+    return function_new(&tanh_class);
+}
+
+/* y = tanh(x) (Python: F.tanh(x)): a new Tanh, called on x. */
+Variable *(F_tanh)(Variable *x)
+{
+    return function_call(tanh_function(), x);
+}
+
+/* ---- Reshape: y = x with the shape shape; dy/dx reshapes gy back */
+
+/* What a Reshape keeps: the shape it makes and the one it was given. */
+typedef struct ReshapeFunction {
+    Function function;          /* first: a ReshapeFunction * is a
+                                 * Function * */
+    int ndim;
+    int64_t shape[ND_MAX_DIMS]; /* as asked: one entry may be -1 */
+    int x_ndim;
+    int64_t x_shape[ND_MAX_DIMS];   /* x's, set by forward */
+} ReshapeFunction;
+
+static void reshape_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    ReshapeFunction *f = (ReshapeFunction *)self;
+    f->x_ndim = xs[0]->ndim;
+    memcpy(f->x_shape, xs[0]->shape, sizeof f->x_shape);
+    ys[0] = nd_reshape(xs[0], f->ndim, f->shape);
+}
+
+/* Reshaping moves no element, so the gradient is gy laid out in x's
+ * shape again. */
+static void reshape_backward(Function *self, Variable *gys[],
+                             Variable *gxs[])
+{
+    const ReshapeFunction *f = (const ReshapeFunction *)self;
+    gxs[0] = F_reshape(gys[0], f->x_ndim, f->x_shape);
+}
+
+static const FunctionClass reshape_class = {
+    .name = "Reshape",
+    .noutputs = 1,
+    .forward = reshape_forward,
+    .backward = reshape_backward,
+};
+
+/* A new Reshape to the ndim entries of shape (Python: Reshape(shape)). */
+Function *reshape_function(int ndim, const int64_t *shape)
+{
+    if (ndim < 0 || ndim > ND_MAX_DIMS)
+        nd_error("reshape_function", "a shape of %d dimensions; at most "
+                 "%d are supported", ndim, (int)ND_MAX_DIMS);
+    ReshapeFunction *f = (ReshapeFunction *)function_new_sized(
+        &reshape_class, sizeof *f);
+    f->ndim = ndim;
+    if (ndim > 0)
+        memcpy(f->shape, shape, ndim * sizeof *shape);
+    return &f->function;
+}
+
+/* True when x has exactly the ndim entries of shape. */
+static bool has_shape(const Variable *x, int ndim, const int64_t *shape)
+{
+    if (variable_ndim(x) != ndim)
+        return false;
+    for (int i = 0; i < ndim; i++)
+        if (variable_shape(x)[i] != shape[i])
+            return false;
+    return true;
+}
+
+/* x in the shape shape (Python: F.reshape(x, shape)): x itself when it
+ * has that shape already, else a new Reshape, called on x. */
+Variable *(F_reshape)(Variable *x, int ndim, const int64_t *shape)
+{
+    if (has_shape(x, ndim, shape))
+        return x;
+    return function_call(reshape_function(ndim, shape), x);
+}
+
+/* ---- Transpose: y = x with its axes permuted; dy/dx permutes back */
+
+/* What a Transpose keeps: the permutation, or none (reverse them). */
+typedef struct TransposeFunction {
+    Function function;          /* first: a TransposeFunction * is a
+                                 * Function * */
+    int naxes;                  /* 0: reverse the axes (axes=None) */
+    int axes[ND_MAX_DIMS];
+} TransposeFunction;
+
+static void transpose_forward(Function *self, NdArray *xs[],
+                              NdArray *ys[])
+{
+    const TransposeFunction *f = (const TransposeFunction *)self;
+    ys[0] = nd_transpose(xs[0], f->naxes, f->naxes ? f->axes : NULL);
+}
+
+/* Reversing the axes undoes itself. A permutation p sends axis p[i] of
+ * x to axis i of y, so the inverse sends axis i back to p[i]: inv[p[i]]
+ * = i (Python: np.argsort of the axes, taken modulo their count). */
+static void transpose_backward(Function *self, Variable *gys[],
+                               Variable *gxs[])
+{
+    const TransposeFunction *f = (const TransposeFunction *)self;
+    if (f->naxes == 0) {
+        gxs[0] = F_transpose(gys[0], 0, NULL);
+        return;
+    }
+    int inverse[ND_MAX_DIMS];
+    for (int i = 0; i < f->naxes; i++) {
+        int axis = ((f->axes[i] % f->naxes) + f->naxes) % f->naxes;
+        inverse[axis] = i;
+    }
+    gxs[0] = F_transpose(gys[0], f->naxes, inverse);
+}
+
+static const FunctionClass transpose_class = {
+    .name = "Transpose",
+    .noutputs = 1,
+    .forward = transpose_forward,
+    .backward = transpose_backward,
+};
+
+/* A new Transpose by the naxes entries of axes; naxes 0 (axes NULL)
+ * reverses the axes (Python: Transpose(axes), Transpose()). */
+Function *transpose_function(int naxes, const int *axes)
+{
+    if (naxes < 0 || naxes > ND_MAX_DIMS)
+        nd_error("transpose_function", "%d axes; at most %d are "
+                 "supported", naxes, (int)ND_MAX_DIMS);
+    TransposeFunction *f = (TransposeFunction *)function_new_sized(
+        &transpose_class, sizeof *f);
+    f->naxes = naxes;
+    if (naxes > 0)
+        memcpy(f->axes, axes, naxes * sizeof *axes);
+    return &f->function;
+}
+
+/* x with its axes permuted (Python: F.transpose(x, axes)): a new
+ * Transpose, called on x. */
+Variable *(F_transpose)(Variable *x, int naxes, const int *axes)
+{
+    return function_call(transpose_function(naxes, axes), x);
+}
+
+/* x with its axes reversed (Python: x.T). */
+Variable *variable_T(Variable *x)
+{
+    return F_transpose(x, 0, NULL);
+}
+
+/* ---- GetItem: y = x[index]; GetItemGrad: gx = zeros, gx[index] += gy */
+
+/* A new function of class cls that keeps the n entries of index, with
+ * a reference to each index array. */
+static GetItemFunction *index_function(const FunctionClass *cls, int n,
+                                       const NdIndex *index,
+                                       const char *who)
+{
+    if (n < 0 || n > ND_MAX_DIMS)
+        nd_error(who, "an index of %d entries; at most %d are supported",
+                 n, (int)ND_MAX_DIMS);
+    GetItemFunction *f = (GetItemFunction *)function_new_sized(
+        cls, sizeof *f);
+    f->n = n;
+    if (n > 0)
+        memcpy(f->index, index, n * sizeof *index);
+    for (int i = 0; i < n; i++)
+        if (index[i].kind == ND_INDEX_ARRAY)
+            nd_retain((NdArray *)index[i].array);
+    return f;
+}
+
+/* Drops the references to the index arrays (the classes' destroy). */
+static void index_function_destroy(Function *self)
+{
+    GetItemFunction *f = (GetItemFunction *)self;
+    for (int i = 0; i < f->n; i++)
+        if (f->index[i].kind == ND_INDEX_ARRAY)
+            nd_release((NdArray *)f->index[i].array);
+}
+
+static void get_item_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    const GetItemFunction *f = (const GetItemFunction *)self;
+    ys[0] = nd_getitem(xs[0], f->n, f->index);
+}
+
+/* Each element of y is one element of x: x gets gy at the places
+ * indexed, and zero elsewhere. */
+static void get_item_backward(Function *self, Variable *gys[],
+                              Variable *gxs[])
+{
+    const GetItemFunction *f = (const GetItemFunction *)self;
+    Variable *x = self->inputs[0];
+    Function *grad = get_item_grad_function(f->n, f->index,
+                                            variable_ndim(x),
+                                            variable_shape(x));
+    gxs[0] = function_call(grad, gys[0]);
+}
+
+static const FunctionClass get_item_class = {
+    .name = "GetItem",
+    .noutputs = 1,
+    .forward = get_item_forward,
+    .backward = get_item_backward,
+    .destroy = index_function_destroy,
+};
+
+/* A new GetItem by index (Python: GetItem(slices)). */
+Function *get_item_function(int n, const NdIndex *index)
+{
+    return &index_function(&get_item_class, n, index,
+                           "get_item_function")->function;
+}
+
+/* x[index] (Python: F.get_item(x, slices)): a new GetItem, called on
+ * x. */
+Variable *(F_get_item)(Variable *x, int n, const NdIndex *index)
+{
+    return function_call(get_item_function(n, index), x);
+}
+
+/* gx = zeros of x's shape and gy's dtype on gy's device, then gy added
+ * at the index, np.add.at: an element picked twice gets both
+ * gradients. */
+static void get_item_grad_forward(Function *self, NdArray *xs[],
+                                  NdArray *ys[])
+{
+    const GetItemFunction *f = (const GetItemFunction *)self;
+    ys[0] = nd_full_on(get_array_module(xs[0]), xs[0]->dtype, f->x_ndim,
+                       f->x_shape, 0);
+    nd_add_at(ys[0], f->n, f->index, xs[0]);
+}
+
+/* GetItemGrad is linear in gy, and its adjoint is GetItem: ggy =
+ * ggx[index]. */
+static void get_item_grad_backward(Function *self, Variable *gys[],
+                                   Variable *gxs[])
+{
+    const GetItemFunction *f = (const GetItemFunction *)self;
+    gxs[0] = F_get_item(gys[0], f->n, f->index);
+}
+
+static const FunctionClass get_item_grad_class = {
+    .name = "GetItemGrad",
+    .noutputs = 1,
+    .forward = get_item_grad_forward,
+    .backward = get_item_grad_backward,
+    .destroy = index_function_destroy,
+};
+
+/* A new GetItemGrad by index, into zeros of in_shape (Python:
+ * GetItemGrad(slices, in_shape)). */
+Function *get_item_grad_function(int n, const NdIndex *index,
+                                 int in_ndim, const int64_t *in_shape)
+{
+    if (in_ndim < 0 || in_ndim > ND_MAX_DIMS)
+        nd_error("get_item_grad_function", "a shape of %d dimensions; at "
+                 "most %d are supported", in_ndim, (int)ND_MAX_DIMS);
+    GetItemFunction *f = index_function(&get_item_grad_class, n, index,
+                                        "get_item_grad_function");
+    f->x_ndim = in_ndim;
+    if (in_ndim > 0)
+        memcpy(f->x_shape, in_shape, in_ndim * sizeof *in_shape);
+    return &f->function;
+}
+
+/* ---- Sum: y = the sum of x along some axes; dy/dx spreads gy back */
+
+/* What a Sum keeps: the axes it adds along and whether it keeps them
+ * as size 1, and x's shape, which the gradient must take again. */
+typedef struct SumFunction {
+    Function function;          /* first: a SumFunction * is a Function * */
+    int naxes;                  /* -1: every axis (axis=None) */
+    int axes[ND_MAX_DIMS];
+    bool keepdims;
+    int x_ndim;
+    int64_t x_shape[ND_MAX_DIMS];   /* x's, set by forward */
+} SumFunction;
+
+static void sum_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    SumFunction *f = (SumFunction *)self;
+    f->x_ndim = xs[0]->ndim;
+    memcpy(f->x_shape, xs[0]->shape, sizeof f->x_shape);
+    ys[0] = nd_sum(xs[0], f->naxes, f->naxes < 0 ? NULL : f->axes,
+                   f->keepdims);
+}
+
+/* Every element of x adds once into one element of y, so it gets that
+ * element's gradient: gy, given back the summed axes as size 1, then
+ * broadcast over them to x's shape. */
+static void sum_backward(Function *self, Variable *gys[], Variable *gxs[])
+{
+    const SumFunction *f = (const SumFunction *)self;
+    Variable *gy = reshape_sum_backward(gys[0], f->x_ndim, f->naxes,
+                                        f->axes, f->keepdims);
+    gxs[0] = F_broadcast_to(gy, f->x_ndim, f->x_shape);
+}
+
+static const FunctionClass sum_class = {
+    .name = "Sum",
+    .noutputs = 1,
+    .forward = sum_forward,
+    .backward = sum_backward,
+};
+
+/* A new function of class cls that reduces along the naxes entries of
+ * axes, or every axis for ND_ALL_AXES: a Sum or a Max. */
+static Function *reduction_function(const FunctionClass *cls, int naxes,
+                                    const int *axes, bool keepdims,
+                                    const char *who)
+{
+    if (naxes > ND_MAX_DIMS)
+        nd_error(who, "%d axes; at most %d are supported", naxes,
+                 (int)ND_MAX_DIMS);
+    SumFunction *f = (SumFunction *)function_new_sized(cls, sizeof *f);
+    f->naxes = naxes < 0 ? -1 : naxes;
+    if (naxes > 0)
+        memcpy(f->axes, axes, naxes * sizeof *axes);
+    f->keepdims = keepdims;
+    return &f->function;
+}
+
+/* A new Sum along the naxes entries of axes, or every axis for
+ * ND_ALL_AXES (Python: Sum(axis, keepdims)). */
+Function *sum_function(int naxes, const int *axes, bool keepdims)
+{
+    return reduction_function(&sum_class, naxes, axes, keepdims,
+                              "sum_function");
+}
+
+/* The sum of x along axes (Python: F.sum(x, axis, keepdims) and
+ * x.sum(axis, keepdims)): a new Sum, called on x. */
+Variable *(F_sum)(Variable *x, int naxes, const int *axes, bool keepdims)
+{
+    return function_call(sum_function(naxes, axes, keepdims), x);
+}
+
+/* ---- Max and Min: y = the largest (smallest) element along axes; the
+ * gradient goes to the elements equal to it */
+
+static const FunctionClass min_class;
+
+/* x's largest elements along self's axes, or its smallest for a Min. */
+static NdArray *extremes(const Function *self, const NdArray *x,
+                         bool keepdims)
+{
+    const SumFunction *f = (const SumFunction *)self;
+    NdArray *(*reduce)(const NdArray *, int, const int *, bool) =
+        self->cls == &min_class ? nd_min : nd_max;
+    return reduce(x, f->naxes, f->naxes < 0 ? NULL : f->axes, keepdims);
+}
+
+/* A Max or a Min keeps what a Sum keeps: its axes, and x's shape. */
+static void max_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    SumFunction *f = (SumFunction *)self;
+    f->x_ndim = xs[0]->ndim;
+    memcpy(f->x_shape, xs[0]->shape, sizeof f->x_shape);
+    ys[0] = extremes(self, xs[0], f->keepdims);
+}
+
+/* gy reaches each element of x that equals the maximum (minimum) of its
+ * row (every one, when several tie, as Python's cond = (x.data ==
+ * y.data)), and 0 the others. The extremes are taken again, with the
+ * axes kept, from x: the function holds no reference to its output. */
+static void max_backward(Function *self, Variable *gys[], Variable *gxs[])
+{
+    const SumFunction *f = (const SumFunction *)self;
+    const NdArray *x = self->inputs[0]->data;
+    NdArray *y = extremes(self, x, true);
+    Variable *cond = variable(nd_equal(x, y));      // x's shape, bool
+    Variable *gy = reshape_sum_backward(gys[0], f->x_ndim, f->naxes,
+                                        f->axes, f->keepdims);
+    gxs[0] = F_mul(F_broadcast_to(gy, f->x_ndim, f->x_shape), cond);
+    nd_release(y);
+}
+
+static const FunctionClass max_class = {
+    .name = "Max",
+    .noutputs = 1,
+    .forward = max_forward,
+    .backward = max_backward,
+};
+
+static const FunctionClass min_class = {
+    .name = "Min",
+    .noutputs = 1,
+    .forward = max_forward,
+    .backward = max_backward,
+};
+
+/* A new Max along the naxes entries of axes, or every axis for
+ * ND_ALL_AXES (Python: Max(axis, keepdims)). */
+Function *max_function(int naxes, const int *axes, bool keepdims)
+{
+    return reduction_function(&max_class, naxes, axes, keepdims,
+                              "max_function");
+}
+
+/* A new Min, likewise (Python: Min(axis, keepdims)). */
+Function *min_function(int naxes, const int *axes, bool keepdims)
+{
+    return reduction_function(&min_class, naxes, axes, keepdims,
+                              "min_function");
+}
+
+/* The maximum of x along axes (Python: F.max(x, axis, keepdims)): a
+ * new Max, called on x. */
+Variable *(F_max)(Variable *x, int naxes, const int *axes, bool keepdims)
+{
+    return function_call(max_function(naxes, axes, keepdims), x);
+}
+
+/* The smallest element of x along axes (Python: F.min(x, axis,
+ * keepdims)): a new Min, called on x. */
+Variable *(F_min)(Variable *x, int naxes, const int *axes, bool keepdims)
+{
+    return function_call(min_function(naxes, axes, keepdims), x);
+}
+
+/* ---- BroadcastTo and SumTo: each one's backward is the other */
+
+/* What BroadcastTo and SumTo keep: the shape they make, and x's. */
+typedef struct ShapeFunction {
+    Function function;          /* first: a ShapeFunction * is a
+                                 * Function * */
+    int ndim;
+    int64_t shape[ND_MAX_DIMS];
+    int x_ndim;
+    int64_t x_shape[ND_MAX_DIMS];   /* x's, set by forward */
+} ShapeFunction;
+
+/* A new function of class cls that keeps the ndim entries of shape. */
+static Function *shape_function(const FunctionClass *cls, int ndim,
+                                const int64_t *shape, const char *who)
+{
+    if (ndim < 0 || ndim > ND_MAX_DIMS)
+        nd_error(who, "a shape of %d dimensions; at most %d are "
+                 "supported", ndim, (int)ND_MAX_DIMS);
+    ShapeFunction *f = (ShapeFunction *)function_new_sized(cls,
+                                                           sizeof *f);
+    f->ndim = ndim;
+    if (ndim > 0)
+        memcpy(f->shape, shape, ndim * sizeof *shape);
+    return &f->function;
+}
+
+/* Remembers x's shape in the function f. */
+static void keep_input_shape(Function *self, const NdArray *x)
+{
+    ShapeFunction *f = (ShapeFunction *)self;
+    f->x_ndim = x->ndim;
+    memcpy(f->x_shape, x->shape, sizeof f->x_shape);
+}
+
+static void broadcast_to_forward(Function *self, NdArray *xs[],
+                                 NdArray *ys[])
+{
+    const ShapeFunction *f = (const ShapeFunction *)self;
+    keep_input_shape(self, xs[0]);
+    ys[0] = nd_broadcast_to(xs[0], f->ndim, f->shape);
+}
+
+/* An element of x copied to many places of y gets the sum of their
+ * gradients: gy summed down to x's shape. */
+static void broadcast_to_backward(Function *self, Variable *gys[],
+                                  Variable *gxs[])
+{
+    const ShapeFunction *f = (const ShapeFunction *)self;
+    gxs[0] = F_sum_to(gys[0], f->x_ndim, f->x_shape);
+}
+
+static const FunctionClass broadcast_to_class = {
+    .name = "BroadcastTo",
+    .noutputs = 1,
+    .forward = broadcast_to_forward,
+    .backward = broadcast_to_backward,
+};
+
+/* A new BroadcastTo the shape (Python: BroadcastTo(shape)). */
+Function *broadcast_to_function(int ndim, const int64_t *shape)
+{
+    return shape_function(&broadcast_to_class, ndim, shape,
+                          "broadcast_to_function");
+}
+
+/* x repeated along new leading axes and along its size-1 axes to the
+ * shape (Python: F.broadcast_to(x, shape)): x itself when it has that
+ * shape, else a new BroadcastTo, called on x. */
+Variable *(F_broadcast_to)(Variable *x, int ndim, const int64_t *shape)
+{
+    if (has_shape(x, ndim, shape))
+        return x;
+    return function_call(broadcast_to_function(ndim, shape), x);
+}
+
+static void sum_to_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    const ShapeFunction *f = (const ShapeFunction *)self;
+    keep_input_shape(self, xs[0]);
+    ys[0] = nd_sum_to(xs[0], f->ndim, f->shape);
+}
+
+/* Every element of x adds into one element of y, and gets its
+ * gradient: gy broadcast back to x's shape. */
+static void sum_to_backward(Function *self, Variable *gys[],
+                            Variable *gxs[])
+{
+    const ShapeFunction *f = (const ShapeFunction *)self;
+    gxs[0] = F_broadcast_to(gys[0], f->x_ndim, f->x_shape);
+}
+
+static const FunctionClass sum_to_class = {
+    .name = "SumTo",
+    .noutputs = 1,
+    .forward = sum_to_forward,
+    .backward = sum_to_backward,
+};
+
+/* A new SumTo the shape (Python: SumTo(shape)). */
+Function *sum_to_function(int ndim, const int64_t *shape)
+{
+    return shape_function(&sum_to_class, ndim, shape, "sum_to_function");
+}
+
+/* x summed down to the shape, over leading axes and over the axes the
+ * shape has as size 1 (Python: F.sum_to(x, shape)): x itself when it
+ * has that shape, else a new SumTo, called on x. */
+Variable *(F_sum_to)(Variable *x, int ndim, const int64_t *shape)
+{
+    if (has_shape(x, ndim, shape))
+        return x;
+    return function_call(sum_to_function(ndim, shape), x);
+}
+
+/* ---- MatMul: y = x W, dy/dx = gy W^T, dy/dW = x^T gy */
+
+/* What a MatMul keeps: whether it transposes each operand. F_matmul
+ * transposes neither; its backward needs W^T and x^T, and asks BLAS to
+ * read them transposed (a flag) rather than have them copied. */
+typedef struct MatMulFunction {
+    Function function;          /* first: a MatMulFunction * is a
+                                 * Function * */
+    bool trans_x, trans_W;
+} MatMulFunction;
+
+static void matmul_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    const MatMulFunction *f = (const MatMulFunction *)self;
+    ys[0] = nd_matmul_t(xs[0], f->trans_x, xs[1], f->trans_W);
+}
+
+/* With op(a) for a transposed when its flag says so, y = op(x) op(W)
+ * gives d/d op(x) = gy op(W)^T and d/d op(W) = op(x)^T gy. An operand
+ * that was transposed gets the transpose of that, and (A B)^T = B^T
+ * A^T turns it into another product of flagged operands: every
+ * gradient is one more MatMul, which backward can differentiate in
+ * turn, and no transpose is ever copied. */
+static void matmul_backward(Function *self, Variable *gys[],
+                            Variable *gxs[])
+{
+    const MatMulFunction *f = (const MatMulFunction *)self;
+    Variable *x = self->inputs[0], *W = self->inputs[1], *gy = gys[0];
+    bool tx = f->trans_x, tW = f->trans_W;
+    gxs[0] = tx ? F_matmul_t(W, tW, gy, true)       /* op(W) gy^T */
+                : F_matmul_t(gy, false, W, !tW);    /* gy op(W)^T */
+    gxs[1] = tW ? F_matmul_t(gy, true, x, tx)       /* gy^T op(x) */
+                : F_matmul_t(x, !tx, gy, false);    /* op(x)^T gy */
+}
+
+static const FunctionClass matmul_class = {
+    .name = "MatMul",
+    .noutputs = 1,
+    .forward = matmul_forward,
+    .backward = matmul_backward,
+};
+
+/* A new MatMul that transposes x when trans_x and W when trans_W
+ * (Python: MatMul(), which transposes neither). */
+Function *matmul_function(bool trans_x, bool trans_W)
+{
+    MatMulFunction *f = (MatMulFunction *)function_new_sized(
+        &matmul_class, sizeof *f);
+    f->trans_x = trans_x;
+    f->trans_W = trans_W;
+    return &f->function;
+}
+
+/* op(x) op(W), where op transposes an operand whose flag is set: a new
+ * MatMul, called on x and W. F_matmul_t(x, true, gy, false) is Python's
+ * matmul(x.T, gy), without the copy x.T would make here. */
+Variable *(F_matmul_t)(Variable *x, bool trans_x, Variable *W,
+                       bool trans_W)
+{
+    return function_call(matmul_function(trans_x, trans_W), x, W);
+}
+
+/* The matrix product x W of two 2-D variables (Python: F.matmul(x,
+ * W)): a new MatMul, called on x and W. */
+Variable *(F_matmul)(Variable *x, Variable *W)
+{
+    return F_matmul_t(x, false, W, false);
+}
+
+/* ---- linear_simple and Linear: y = x W + b */
+
+// region: linear_simple
+/* x W + b made of MatMul and Add (Python: F.linear_simple(x, W, b)),
+ * without b when it is NULL (Python: None). The product t is only the
+ * Add's input: once the sum is computed, its data is dropped, as
+ * Python's t.data = None; t stays in the graph, and the backward of
+ * Add (which keeps the shapes it needs) and of MatMul never read it. */
+Variable *(F_linear_simple)(Variable *x, Variable *W, Variable *b)
+{
+    Variable *t = F_matmul(x, W);
+    if (!b)
+        return t;
+    Variable *y = F_add(t, b);
+    nd_release(t->data);
+    t->data = NULL;
+    return y;
+}
+// endregion
+
+/* What a Linear keeps: whether it was given a bias, its third input. */
+typedef struct LinearFunction {
+    Function function;          /* first: a LinearFunction * is a
+                                 * Function * */
+    bool has_bias;
+} LinearFunction;
+
+/* y = x.dot(W), then y += b in place, as Python's forward: the bias is
+ * added in y's dtype, whatever b's. */
+static void linear_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    const LinearFunction *f = (const LinearFunction *)self;
+    ys[0] = nd_matmul(xs[0], xs[1]);                // (N, M)
+    if (f->has_bias)
+        nd_iadd(ys[0], xs[2]);                      // b: (M,)
+}
+
+/* MatMul's gradients, and for b the sum of gy over the rows it was
+ * broadcast to. */
+static void linear_backward(Function *self, Variable *gys[],
+                            Variable *gxs[])
+{
+    const LinearFunction *f = (const LinearFunction *)self;
+    Variable *x = self->inputs[0], *W = self->inputs[1], *gy = gys[0];
+    if (f->has_bias) {
+        Variable *b = self->inputs[2];
+        gxs[2] = F_sum_to(gy, variable_ndim(b), variable_shape(b));
+    }
+    gxs[0] = F_matmul_t(gy, false, W, true);        /* gy W^T */
+    gxs[1] = F_matmul_t(x, true, gy, false);        /* x^T gy */
+}
+
+static const FunctionClass linear_class = {
+    .name = "Linear",
+    .noutputs = 1,
+    .forward = linear_forward,
+    .backward = linear_backward,
+};
+
+/* A new Linear, with a bias input or without (Python: Linear()). */
+Function *linear_function(bool has_bias)
+{
+    LinearFunction *f = (LinearFunction *)function_new_sized(
+        &linear_class, sizeof *f);
+    f->has_bias = has_bias;
+    return &f->function;
+}
+
+/* x W + b in one function (Python: F.linear(x, W, b)): a new Linear,
+ * called on x, W and b, or on x and W when b is NULL. */
+Variable *(F_linear)(Variable *x, Variable *W, Variable *b)
+{
+    Function *f = linear_function(b != NULL);
+    return b ? function_call(f, x, W, b) : function_call(f, x, W);
+}
+
+/* ---- sigmoid_simple and Sigmoid: y = 1 / (1 + e^-x) */
+
+// region: sigmoid_simple
+/* The sigmoid made of Neg, Exp, Add and Div (Python:
+ * F.sigmoid_simple(x)). */
+Variable *(F_sigmoid_simple)(Variable *x)
+{
+    return F_div(1, F_add(1, F_exp(F_neg(x))));
+}
+// endregion
+
+/* tanh(x/2)/2 + 1/2, which equals 1 / (1 + e^-x) and is how Python's
+ * Sigmoid computes it: no overflow of e^-x for a very negative x, and
+ * the same last bits as Python. The 0.5s are 0-d, so a float32 x stays
+ * float32. */
+static void sigmoid_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    (void)self;
+    NdArray *half = as_array(0.5, ND_FLOAT64, get_array_module(xs[0]));
+    NdArray *scaled = nd_mul(xs[0], half);
+    NdArray *y = nd_tanh(scaled);
+    nd_imul(y, half);           /* * 0.5 and + 0.5 as NumPy rounds */
+    nd_iadd(y, half);           /* them, in tanh's array: no copies */
+    ys[0] = y;
+    nd_release(scaled);
+    nd_release(half);
+}
+
+/* dy/dx = y (1 - y), made of the output, which the function reaches
+ * through its weak link as Tanh does. */
+static void sigmoid_backward(Function *self, Variable *gys[],
+                             Variable *gxs[])
+{
+    Variable *y = self->outputs[0];
+    if (!y)
+        nd_error("sigmoid_backward", "the output of Sigmoid was freed, "
+                 "and the gradient y (1 - y) needs it; keep y alive "
+                 "until backward");
+    gxs[0] = F_mul(F_mul(gys[0], y), F_sub(1, y));     /* gy y (1 - y) */
+}
+
+static const FunctionClass sigmoid_class = {
+    .name = "Sigmoid",
+    .noutputs = 1,
+    .forward = sigmoid_forward,
+    .backward = sigmoid_backward,
+};
+
+/* A new Sigmoid function (Python: Sigmoid()). */
+Function *sigmoid_function(void)
+{
+    return function_new(&sigmoid_class);
+}
+
+/* y = 1 / (1 + e^-x) (Python: F.sigmoid(x)): a new Sigmoid, called on
+ * x. */
+Variable *(F_sigmoid)(Variable *x)
+{
+    return function_call(sigmoid_function(), x);
+}
+
+/* ---- ReLU: y = max(x, 0) */
+
+/* The 0 is 0-d, so a float32 x stays float32. */
+static void relu_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    (void)self;
+    NdArray *zero = as_array(0.0, ND_FLOAT64, get_array_module(xs[0]));
+    ys[0] = nd_maximum(xs[0], zero);
+    nd_release(zero);
+}
+
+/* y follows x where x > 0 and is 0 elsewhere: gy passes where x > 0 (a
+ * bool mask, which keeps gy's dtype), and 0 elsewhere, at 0 too. */
+static void relu_backward(Function *self, Variable *gys[],
+                          Variable *gxs[])
+{
+    const NdArray *x = self->inputs[0]->data;
+    NdArray *zero = as_array(0.0, ND_FLOAT64, get_array_module(x));
+    Variable *mask = variable(nd_greater(x, zero));
+    gxs[0] = F_mul(gys[0], mask);
+    nd_release(zero);
+}
+
+static const FunctionClass relu_class = {
+    .name = "ReLU",
+    .noutputs = 1,
+    .forward = relu_forward,
+    .backward = relu_backward,
+};
+
+/* A new ReLU function (Python: ReLU()). */
+Function *relu_function(void)
+{
+    return function_new(&relu_class);
+}
+
+/* y = max(x, 0) (Python: F.relu(x)): a new ReLU, called on x. */
+Variable *(F_relu)(Variable *x)
+{
+    return function_call(relu_function(), x);
+}
+
+/* ---- softmax_simple and Softmax: y = e^x / sum(e^x) along an axis */
+
+// region: softmax_simple
+/* The softmax made of Exp, Sum and Div (Python: F.softmax_simple(x,
+ * axis)): the sum keeps its axis as size 1, so that it divides every
+ * element of its row. */
+Variable *(F_softmax_simple)(Variable *x, int axis)
+{
+    Variable *y = F_exp(x);
+    Variable *sum_y = F_sum(y, ND_AXES(axis), true);
+    return F_div(y, sum_y);
+}
+// endregion
+
+/* What a Softmax keeps: the axis it normalises along. */
+typedef struct SoftmaxFunction {
+    Function function;          /* first: a SoftmaxFunction * is a
+                                 * Function * */
+    int axis;
+} SoftmaxFunction;
+
+/* e^(x - max) / sum(e^(x - max)): the same value as e^x / sum(e^x),
+ * since the factor e^-max cancels, but no e^x can overflow. */
+static void softmax_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    const SoftmaxFunction *f = (const SoftmaxFunction *)self;
+    NdArray *max = nd_max(xs[0], ND_AXES(f->axis), true);
+    NdArray *shifted = nd_sub(xs[0], max);
+    NdArray *e = nd_exp(shifted);
+    NdArray *sum = nd_sum(e, ND_AXES(f->axis), true);
+    ys[0] = nd_div(e, sum);
+    nd_release(sum);
+    nd_release(e);
+    nd_release(shifted);
+    nd_release(max);
+}
+
+/* dy_i/dx_j = y_i (delta_ij - y_j), so gx = y gy - y sum(y gy) along
+ * the axis, made of the output, which the function reaches through its
+ * weak link as Sigmoid does. */
+static void softmax_backward(Function *self, Variable *gys[],
+                             Variable *gxs[])
+{
+    const SoftmaxFunction *f = (const SoftmaxFunction *)self;
+    Variable *y = self->outputs[0];
+    if (!y)
+        nd_error("softmax_backward", "the output of Softmax was freed, "
+                 "and the gradient needs it; keep y alive until "
+                 "backward");
+    Variable *gx = F_mul(y, gys[0]);
+    Variable *sumdx = F_sum(gx, ND_AXES(f->axis), true);
+    gxs[0] = F_sub(gx, F_mul(y, sumdx));
+}
+
+static const FunctionClass softmax_class = {
+    .name = "Softmax",
+    .noutputs = 1,
+    .forward = softmax_forward,
+    .backward = softmax_backward,
+};
+
+/* A new Softmax along axis (Python: Softmax(axis)). */
+Function *softmax_function(int axis)
+{
+    SoftmaxFunction *f = (SoftmaxFunction *)function_new_sized(
+        &softmax_class, sizeof *f);
+    f->axis = axis;
+    return &f->function;
+}
+
+/* The softmax of x along axis (Python: F.softmax(x, axis)): a new
+ * Softmax, called on x. */
+Variable *(F_softmax)(Variable *x, int axis)
+{
+    return function_call(softmax_function(axis), x);
+}
+
+/* ---- Clip: y = x clamped into [x_min, x_max] */
+
+static void clip_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    const ClipFunction *f = (const ClipFunction *)self;
+    ys[0] = nd_clip(xs[0], f->x_min, f->x_max);
+}
+
+/* y follows x inside the range and is constant outside it: gy passes
+ * where x_min <= x <= x_max (a bool mask), and 0 elsewhere. */
+static void clip_backward(Function *self, Variable *gys[],
+                          Variable *gxs[])
+{
+    const ClipFunction *f = (const ClipFunction *)self;
+    const NdArray *x = self->inputs[0]->data;
+    NdDevice device = get_array_module(x);
+    NdArray *lo = as_array(f->x_min, ND_FLOAT64, device);
+    NdArray *hi = as_array(f->x_max, ND_FLOAT64, device);
+    NdArray *above = nd_greater_equal(x, lo);
+    NdArray *below = nd_less_equal(x, hi);
+    Variable *mask = variable(nd_mul(above, below));
+    gxs[0] = F_mul(gys[0], mask);
+    nd_release(below);
+    nd_release(above);
+    nd_release(hi);
+    nd_release(lo);
+}
+
+static const FunctionClass clip_class = {
+    .name = "Clip",
+    .noutputs = 1,
+    .forward = clip_forward,
+    .backward = clip_backward,
+};
+
+/* A new Clip to [x_min, x_max] (Python: Clip(x_min, x_max)). */
+Function *clip_function(double x_min, double x_max)
+{
+    ClipFunction *f = (ClipFunction *)function_new_sized(&clip_class,
+                                                         sizeof *f);
+    f->x_min = x_min;
+    f->x_max = x_max;
+    return &f->function;
+}
+
+/* x clamped into [x_min, x_max] (Python: F.clip(x, x_min, x_max)): a
+ * new Clip, called on x. */
+Variable *(F_clip)(Variable *x, double x_min, double x_max)
+{
+    return function_call(clip_function(x_min, x_max), x);
+}
+
+/* ---- Log: y = ln x, dy/dx = 1/x */
+
+static void log_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    (void)self;
+    ys[0] = nd_log(xs[0]);
+}
+
+static void log_backward(Function *self, Variable *gys[], Variable *gxs[])
+{
+    Variable *x = self->inputs[0];
+    gxs[0] = F_div(gys[0], x);                  /* gy / x */
+}
+
+static const FunctionClass log_class = {
+    .name = "Log",
+    .noutputs = 1,
+    .forward = log_forward,
+    .backward = log_backward,
+};
+
+/* A new Log function (Python: Log()). */
+Function *log_function(void)
+{
+    return function_new(&log_class);
+}
+
+/* y = ln x (Python: F.log(x)): a new Log, called on x. */
+Variable *(F_log)(Variable *x)
+{
+    return function_call(log_function(), x);
+}
+
+/* ---- MeanSquaredError: y = sum((x0 - x1)^2) / len(x0 - x1) */
+
+/* The squared differences summed (NumPy's pairwise sum), divided by
+ * the length of the first axis, as Python's forward. */
+static void mean_squared_error_forward(Function *self, NdArray *xs[],
+                                       NdArray *ys[])
+{
+    (void)self;
+    if (xs[0]->ndim == 0 && xs[1]->ndim == 0)
+        nd_error("mean_squared_error", "len() of a 0-d difference: the "
+                 "operands need a first axis, the samples");
+    NdArray *diff = nd_sub(xs[0], xs[1]);
+    NdArray *squares = nd_mul(diff, diff);          /* diff ** 2 */
+    NdArray *sum = nd_sum(squares, ND_ALL_AXES, false);
+    NdArray *n = as_array((double)diff->shape[0], ND_INT64,
+                          get_array_module(diff));
+    ys[0] = nd_div(sum, n);
+    nd_release(n);
+    nd_release(sum);
+    nd_release(squares);
+    nd_release(diff);
+}
+
+/* d/dx0 = gy (x0 - x1) 2/N, and the opposite for x1. */
+static void mean_squared_error_backward(Function *self, Variable *gys[],
+                                        Variable *gxs[])
+{
+    Variable *x0 = self->inputs[0], *x1 = self->inputs[1];
+    Variable *diff = F_sub(x0, x1);
+    double scale = 2.0 / (double)variable_len(diff);
+    gxs[0] = F_mul(F_mul(gys[0], diff), scale);
+    gxs[1] = F_neg(gxs[0]);
+}
+
+static const FunctionClass mean_squared_error_class = {
+    .name = "MeanSquaredError",
+    .noutputs = 1,
+    .forward = mean_squared_error_forward,
+    .backward = mean_squared_error_backward,
+};
+
+/* A new MeanSquaredError function (Python: MeanSquaredError()). */
+Function *mean_squared_error_function(void)
+{
+    return function_new(&mean_squared_error_class);
+}
+
+/* The mean over the first axis of the squared differences of x0 and x1
+ * (Python: F.mean_squared_error(x0, x1)): a new MeanSquaredError,
+ * called on both. */
+Variable *(F_mean_squared_error)(Variable *x0, Variable *x1)
+{
+    return function_call(mean_squared_error_function(), x0, x1);
+}
+
+/* ---- softmax_cross_entropy_simple and SoftmaxCrossEntropy */
+
+/* The labels of t (N,) as the int64 array of indices that pick one
+ * score per row of x (N, C), each checked to be in 0 .. C - 1, on a
+ * host copy (one transfer from the GPU, where one per label would be a
+ * transfer each); a new reference, on t's device. who names the caller
+ * in an error. */
+static NdArray *label_indices(const NdArray *x, const NdArray *t,
+                              const char *who)
+{
+    if (x->ndim != 2)
+        nd_error(who, "the scores must be 2-D (samples, classes), got "
+                 "%d axes", x->ndim);
+    if (!nd_dtype_is_integer(t->dtype) || t->size != x->shape[0])
+        nd_error(who, "want %lld integer labels, one per row of the "
+                 "scores; got %lld of dtype %s", (long long)x->shape[0],
+                 (long long)t->size, nd_dtype_name(t->dtype));
+    NdArray *labels = nd_reshape(t, ND_SHAPE(-1));      // t.ravel()
+    NdArray *host = as_numpy(labels);
+    for (int64_t i = 0; i < host->size; i++) {
+        double label = nd_get_flat(host, i);
+        if (label < 0 || label >= (double)x->shape[1]) {
+            nd_release(host);
+            nd_release(labels);
+            nd_error(who, "label %g of sample %lld is not a class of "
+                     "0 .. %lld", label, (long long)i,
+                     (long long)x->shape[1] - 1);
+        }
+    }
+    nd_release(host);
+    NdArray *indices = nd_astype(labels, ND_INT64);
+    nd_release(labels);
+    return indices;
+}
+
+/* np.arange(N) on device: the rows of scores (N, C), to pick one
+ * score of each row by index arrays on the scores' device. */
+static NdArray *row_indices(int64_t N, NdDevice device)
+{
+    NdArray *rows = nd_arange(0, (double)N, 1, ND_INT64);     // (N,)
+    NdArray *moved = nd_to_device(rows, device);
+    nd_release(rows);
+    return moved;
+}
+
+// region: softmax_cross_entropy_simple
+/* -1 * sum(log p[i, t[i]]) / N with p = softmax(x), clipped so that
+ * log p stays finite (Python: F.softmax_cross_entropy_simple(x, t)). */
+Variable *(F_softmax_cross_entropy_simple)(Variable *x, Variable *t)
+{
+    int64_t N = variable_len(x);
+    NdArray *labels = label_indices(x->data, t->data,
+                                    "softmax_cross_entropy_simple");
+    NdArray *rows = row_indices(N, get_array_module(x));    // (N,)
+    Variable *p = F_softmax(x, 1);
+    p = F_clip(p, 1e-15, 1.0);
+    Variable *log_p = F_log(p);
+    Variable *tlog_p = variable_getitem(log_p, ND_IDX_ARRAY(rows),
+                                        ND_IDX_ARRAY(labels));   // (N,)
+    Variable *y = F_div(F_mul(-1, F_sum(tlog_p, ND_ALL_AXES, false)), N);
+    nd_release(rows);
+    nd_release(labels);
+    return y;
+}
+// endregion
+
+/* -sum(log p[i, t[i]]) / N with log p = x - logsumexp(x): no softmax is
+ * taken, so no p underflows to 0. N is divided as a float32, as Python
+ * does, so float32 scores give a float32 loss. */
+static void softmax_cross_entropy_forward(Function *self, NdArray *xs[],
+                                          NdArray *ys[])
+{
+    (void)self;
+    const NdArray *x = xs[0];                       // (N, C)
+    NdArray *labels = label_indices(x, xs[1], "softmax_cross_entropy");
+    int64_t N = x->shape[0];
+    NdArray *log_z = logsumexp(x, 1);               // (N, 1)
+    NdArray *log_p = nd_sub(x, log_z);              // (N, C)
+    NdArray *rows = row_indices(N, get_array_module(x));
+    NdArray *picked = nd_getitem(log_p, 2, (NdIndex[]){
+        ND_IDX_ARRAY(rows), ND_IDX_ARRAY(labels)});     // (N,)
+    NdArray *sum = nd_sum(picked, ND_ALL_AXES, false);
+    NdArray *minus = nd_neg(sum);
+    NdArray *n = as_array((double)N, ND_FLOAT32,
+                          get_array_module(x));        // np.float32(N)
+    ys[0] = nd_div(minus, n);
+    nd_release(n);
+    nd_release(minus);
+    nd_release(sum);
+    nd_release(picked);
+    nd_release(rows);
+    nd_release(log_p);
+    nd_release(log_z);
+    nd_release(labels);
+}
+
+/* gx = (softmax(x) - onehot(t)) gy / N, where onehot(t) is row t[i] of
+ * the identity, in t's dtype: int64 labels make it float64, as NumPy's
+ * subtraction of an int64 array does. The identity is made on the host
+ * and moved to t's device (Python: xp.eye). t gets no gradient. */
+static void softmax_cross_entropy_backward(Function *self, Variable *gys[],
+                                           Variable *gxs[])
+{
+    Variable *x = self->inputs[0], *t = self->inputs[1];
+    int64_t N = variable_shape(x)[0], CLS_NUM = variable_shape(x)[1];
+    Variable *gy = F_mul(gys[0], 1.0 / (double)N);
+    Variable *y = F_softmax(x, 1);
+    NdArray *host_eye = nd_eye(CLS_NUM, variable_dtype(t));   // (C, C)
+    NdArray *eye = nd_to_device(host_eye, get_array_module(t));
+    NdArray *labels = label_indices(x->data, t->data,
+                                    "softmax_cross_entropy");
+    Variable *t_onehot = variable(nd_getitem(eye, 1, (NdIndex[]){
+        ND_IDX_ARRAY(labels)}));                    // (N, C)
+    gxs[0] = F_mul(F_sub(y, t_onehot), gy);
+    nd_release(labels);
+    nd_release(eye);
+    nd_release(host_eye);
+}
+
+static const FunctionClass softmax_cross_entropy_class = {
+    .name = "SoftmaxCrossEntropy",
+    .noutputs = 1,
+    .forward = softmax_cross_entropy_forward,
+    .backward = softmax_cross_entropy_backward,
+};
+
+/* A new SoftmaxCrossEntropy (Python: SoftmaxCrossEntropy()). */
+Function *softmax_cross_entropy_function(void)
+{
+    return function_new(&softmax_cross_entropy_class);
+}
+
+/* The cross-entropy error of the scores x for the labels t (Python:
+ * F.softmax_cross_entropy(x, t)): a new SoftmaxCrossEntropy, called on
+ * both. */
+Variable *(F_softmax_cross_entropy)(Variable *x, Variable *t)
+{
+    return function_call(softmax_cross_entropy_function(), x, t);
+}
+
+/* ---- accuracy */
+
+/* The mean of argmax(y, axis 1) == t: the bools averaged in float64, as
+ * NumPy's mean of a bool array. A new Variable, made of the number
+ * alone: nothing to differentiate (Python: F.accuracy(y, t)). */
+Variable *(F_accuracy)(Variable *y, Variable *t)
+{
+    const NdArray *scores = y->data, *labels = t->data;
+    if (scores->ndim != 2 || labels->size != scores->shape[0])
+        nd_error("accuracy", "want scores (N, C) and N labels; got %d "
+                 "axes and %lld labels", scores->ndim,
+                 (long long)labels->size);
+    NdArray *argmax = nd_argmax(scores, 1);                 // (N,)
+    NdArray *pred = nd_reshape(argmax, labels->ndim, labels->shape);
+    NdArray *result = nd_equal(pred, labels);
+    Variable *acc = variable(nd_mean(result, ND_ALL_AXES, false));
+    nd_release(result);
+    nd_release(pred);
+    nd_release(argmax);
+    return acc;
+}
+
+/* ---- dropout */
+
+// region: dropout
+/* Python: F.dropout(x, dropout_ratio). In training, x * mask / scale,
+ * with mask = rand(*x.shape) > dropout_ratio, a bool array, and scale =
+ * 1 - dropout_ratio in x's dtype, as Python's xp.array(1.0 -
+ * dropout_ratio).astype(x.dtype); in test mode, x itself. CuPy would
+ * draw the mask on the GPU, with a generator of its own; here it is
+ * drawn on the host, where NumPy's generator is, and moved. */
+Variable *(F_dropout)(Variable *x, double dropout_ratio)
+{
+    if (!(dropout_ratio >= 0 && dropout_ratio < 1))
+        nd_error("dropout", "dropout_ratio is %g; want a share of the "
+                 "elements to drop, at least 0 and less than 1",
+                 dropout_ratio);
+    if (!config.train)
+        return x;
+    NdDevice device = get_array_module(x);
+    NdArray *r = nd_random_rand(variable_ndim(x), variable_shape(x));
+    NdArray *ratio = nd_scalar(dropout_ratio);
+    NdArray *host_mask = nd_greater(r, ratio);          // x's shape, bool
+    NdArray *mask = nd_to_device(host_mask, device);
+    NdArray *kept = nd_scalar(1.0 - dropout_ratio);
+    NdArray *host_scale = nd_astype(kept, variable_dtype(x));   // ()
+    NdArray *scale = nd_to_device(host_scale, device);
+    Variable *y = F_div(F_mul(x, mask), scale);
+    nd_release(scale);
+    nd_release(host_scale);
+    nd_release(kept);
+    nd_release(mask);
+    nd_release(host_mask);
+    nd_release(ratio);
+    nd_release(r);
+    return y;
+}
+// endregion
+
+/* ---- the rest of the final package (Python: dezero/functions.py):
+ * expand_dims, flatten, average, LogSoftmax, LeakyReLU, the losses
+ * sigmoid_cross_entropy and binary_cross_entropy, BatchNorm and
+ * embed_id */
+
+/* Stops with an error naming who unless each of the naxes entries of
+ * axes (ND_ALL_AXES: none to check) is an axis of an array of ndim
+ * axes, counted from the end when negative. */
+static void check_axes(const char *who, int naxes, const int *axes,
+                       int ndim)
+{
+    for (int i = 0; i < naxes; i++)
+        if (axes[i] < -ndim || axes[i] >= ndim)
+            nd_error(who, "axis %d is out of range for an input of %d "
+                     "axes", axes[i], ndim);
+}
+
+/* x's shape with a 1 inserted before entry axis, as Python's
+ * list.insert(axis, 1) (Python: F.expand_dims(x, axis)): axis -1
+ * inserts before the last entry, so (2, 3) becomes (2, 1, 3), where
+ * NumPy's np.expand_dims would give (2, 3, 1). An axis outside
+ * -ndim .. ndim stops with an error (list.insert would clamp it). */
+Variable *(F_expand_dims)(Variable *x, int axis)
+{
+    int ndim = variable_ndim(x);
+    if (axis < -ndim || axis > ndim)
+        nd_error("expand_dims", "axis %d is out of range for an input of "
+                 "%d axes: want -%d .. %d", axis, ndim, ndim, ndim);
+    if (ndim == ND_MAX_DIMS)
+        nd_error("expand_dims", "x has %d axes already, the most "
+                 "supported", ndim);
+    int at = axis < 0 ? axis + ndim : axis;
+    int64_t shape[ND_MAX_DIMS];
+    for (int d = 0, k = 0; d <= ndim; d++)
+        shape[d] = d == at ? 1 : variable_shape(x)[k++];
+    return F_reshape(x, ndim + 1, shape);
+}
+
+/* x as (N, -1): every axis after the first, the samples, laid out in
+ * one (Python: F.flatten(x)). A 0-d x stops with an error. */
+Variable *(F_flatten)(Variable *x)
+{
+    if (variable_ndim(x) < 1)
+        nd_error("flatten", "a 0-d input has no first axis, the samples, "
+                 "to keep");
+    return F_reshape(x, ND_SHAPE(variable_shape(x)[0], -1));
+}
+
+/* The sum along axes times y.size / x.size, a Python float, so that a
+ * float32 x stays float32 (Python: F.average(x, axis, keepdims), also
+ * named F.mean). */
+Variable *(F_average)(Variable *x, int naxes, const int *axes,
+                      bool keepdims)
+{
+    check_axes("average", naxes, axes, variable_ndim(x));
+    Variable *y = F_sum(x, naxes, axes, keepdims);
+    return F_mul(y, (double)variable_size(y) / (double)variable_size(x));
+}
+
+/* ---- LogSoftmax: y = x - logsumexp(x) along an axis */
+
+/* What a LogSoftmax keeps: the axis it normalises along. */
+typedef struct LogSoftmaxFunction {
+    Function function;          /* first: a LogSoftmaxFunction * is a
+                                 * Function * */
+    int axis;
+} LogSoftmaxFunction;
+
+static void log_softmax_forward(Function *self, NdArray *xs[],
+                                NdArray *ys[])
+{
+    const LogSoftmaxFunction *f = (const LogSoftmaxFunction *)self;
+    check_axes("log_softmax", 1, &f->axis, xs[0]->ndim);
+    NdArray *log_z = logsumexp(xs[0], f->axis);    // x's, axis size 1
+    ys[0] = nd_sub(xs[0], log_z);
+    nd_release(log_z);
+}
+
+/* dy_i/dx_j = delta_ij - softmax_j, and softmax = e^y: gx = gy - e^y
+ * sum(gy) along the axis, made of the output, which the function
+ * reaches through its weak link as Softmax does. */
+static void log_softmax_backward(Function *self, Variable *gys[],
+                                 Variable *gxs[])
+{
+    const LogSoftmaxFunction *f = (const LogSoftmaxFunction *)self;
+    Variable *y = self->outputs[0];
+    if (!y)
+        nd_error("log_softmax_backward", "the output of LogSoftmax was "
+                 "freed, and the gradient needs it; keep y alive until "
+                 "backward");
+    Variable *sum = F_sum(gys[0], ND_AXES(f->axis), true);
+    gxs[0] = F_sub(gys[0], F_mul(F_exp(y), sum));
+}
+
+static const FunctionClass log_softmax_class = {
+    .name = "LogSoftmax",
+    .noutputs = 1,
+    .forward = log_softmax_forward,
+    .backward = log_softmax_backward,
+};
+
+/* A new LogSoftmax along axis (Python: LogSoftmax(axis)). */
+Function *log_softmax_function(int axis)
+{
+    LogSoftmaxFunction *f = (LogSoftmaxFunction *)function_new_sized(
+        &log_softmax_class, sizeof *f);
+    f->axis = axis;
+    return &f->function;
+}
+
+/* The log of the softmax of x along axis (Python: F.log_softmax(x,
+ * axis)): a new LogSoftmax, called on x. */
+Variable *(F_log_softmax)(Variable *x, int axis)
+{
+    return function_call(log_softmax_function(axis), x);
+}
+
+/* ---- LeakyReLU: y = x where x > 0, slope x elsewhere */
+
+/* What a LeakyReLU keeps: the slope below 0. */
+typedef struct LeakyReLUFunction {
+    Function function;          /* first: a LeakyReLUFunction * is a
+                                 * Function * */
+    double slope;
+} LeakyReLUFunction;
+
+/* Python: y = x.copy(); y[x <= 0] *= slope. The slope is 0-d, so a
+ * float32 x stays float32. */
+static void leaky_relu_forward(Function *self, NdArray *xs[],
+                               NdArray *ys[])
+{
+    const LeakyReLUFunction *f = (const LeakyReLUFunction *)self;
+    NdDevice device = get_array_module(xs[0]);
+    NdArray *zero = as_array(0.0, ND_FLOAT64, device);
+    NdArray *slope = as_array(f->slope, ND_FLOAT64, device);
+    NdArray *positive = nd_greater(xs[0], zero);   // x's shape, bool
+    NdArray *scaled = nd_mul(xs[0], slope);
+    ys[0] = nd_where(positive, xs[0], scaled);
+    nd_release(scaled);
+    nd_release(positive);
+    nd_release(slope);
+    nd_release(zero);
+}
+
+/* gx = gy mask, the mask 1 where x > 0 and slope elsewhere, in gy's
+ * dtype (Python: (x.data > 0).astype(gy.dtype), then mask[mask <= 0] =
+ * slope). */
+static void leaky_relu_backward(Function *self, Variable *gys[],
+                                Variable *gxs[])
+{
+    const LeakyReLUFunction *f = (const LeakyReLUFunction *)self;
+    const NdArray *x = self->inputs[0]->data;
+    NdDevice device = get_array_module(x);
+    NdDtype dtype = variable_dtype(gys[0]);
+    NdArray *zero = as_array(0.0, ND_FLOAT64, device);
+    NdArray *one = as_array(1.0, dtype, device);
+    NdArray *slope = as_array(f->slope, dtype, device);
+    NdArray *positive = nd_greater(x, zero);        // x's shape, bool
+    Variable *mask = variable(nd_where(positive, one, slope));
+    gxs[0] = F_mul(gys[0], mask);
+    nd_release(positive);
+    nd_release(slope);
+    nd_release(one);
+    nd_release(zero);
+}
+
+static const FunctionClass leaky_relu_class = {
+    .name = "LeakyReLU",
+    .noutputs = 1,
+    .forward = leaky_relu_forward,
+    .backward = leaky_relu_backward,
+};
+
+/* A new LeakyReLU of the slope (Python: LeakyReLU(slope)). */
+Function *leaky_relu_function(double slope)
+{
+    LeakyReLUFunction *f = (LeakyReLUFunction *)function_new_sized(
+        &leaky_relu_class, sizeof *f);
+    f->slope = slope;
+    return &f->function;
+}
+
+/* x where x > 0, slope x elsewhere (Python: F.leaky_relu(x, slope)): a
+ * new LeakyReLU, called on x. */
+Variable *(F_leaky_relu)(Variable *x, double slope)
+{
+    return function_call(leaky_relu_function(slope), x);
+}
+
+/* ---- sigmoid_cross_entropy and binary_cross_entropy */
+
+/* t in p's shape when their numbers of axes differ (Python:
+ * t.reshape(*p.shape)); t itself otherwise. */
+static Variable *labels_like(Variable *t, const Variable *p)
+{
+    if (variable_ndim(t) == variable_ndim(p))
+        return t;
+    return F_reshape(t, variable_ndim(p), variable_shape(p));
+}
+
+/* -sum(t log p + (1 - t) log(1 - p)) / N, made of Mul, Log, Sub, Add,
+ * Sum and Div, for p already clipped. */
+static Variable *binary_log_loss(Variable *p, Variable *t, int64_t N)
+{
+    Variable *tlog_p = F_add(F_mul(t, F_log(p)),
+                             F_mul(F_sub(1, t), F_log(F_sub(1, p))));
+    return F_div(F_mul(-1, F_sum(tlog_p, ND_ALL_AXES, false)), N);
+}
+
+/* p = sigmoid(x), kept in [1e-15, 1] so that log p is finite, and the
+ * mean over the N = len(x) samples of the binary cross-entropy (Python:
+ * F.sigmoid_cross_entropy(x, t)). */
+Variable *(F_sigmoid_cross_entropy)(Variable *x, Variable *t)
+{
+    t = labels_like(t, x);
+    int64_t N = variable_len(x);
+    Variable *p = F_clip(F_sigmoid(x), 1e-15, 1.0);
+    return binary_log_loss(p, t, N);
+}
+
+/* p kept in [1e-15, 0.999], and the mean over the N = len(t) samples
+ * of the binary cross-entropy (Python: F.binary_cross_entropy(p, t)). */
+Variable *(F_binary_cross_entropy)(Variable *p, Variable *t)
+{
+    t = labels_like(t, p);
+    int64_t N = variable_len(t);
+    return binary_log_loss(F_clip(p, 1e-15, 0.999), t, N);
+}
+
+/* ---- BatchNorm: y = gamma (x - mean) / sqrt(var + eps) + beta */
+
+/* What a BatchNorm keeps: the running statistics it updates, its
+ * settings, and the 1 / sqrt(var + eps) of a training call, which its
+ * backward needs. */
+typedef struct BatchNormFunction {
+    Function function;          /* first: a BatchNormFunction * is a
+                                 * Function * */
+    NdArray *avg_mean;          /* (C,) a reference, updated in place */
+    NdArray *avg_var;           /* (C,) likewise */
+    double decay, eps;
+    NdArray *inv_std;           /* (C,) owned; NULL until a training
+                                 * forward */
+} BatchNormFunction;
+
+static void batch_norm_destroy(Function *self)
+{
+    BatchNormFunction *f = (BatchNormFunction *)self;
+    nd_release(f->inv_std);
+    nd_release(f->avg_var);
+    nd_release(f->avg_mean);
+}
+
+/* a (N, C, H, W) as (N H W, C), the channels last, for a 4-D a; a
+ * itself, with a reference added, for a 2-D one. A new reference. */
+static NdArray *channels_last(const NdArray *a)
+{
+    if (a->ndim == 2)
+        return nd_retain((NdArray *)a);
+    NdArray *t = nd_transpose(a, ND_AXES(0, 2, 3, 1));  // (N, H, W, C)
+    NdArray *rows = nd_reshape(t, ND_SHAPE(-1, a->shape[1]));
+    nd_release(t);
+    return rows;
+}
+
+/* x (N, C) in the statistics of the batch, in training, updating the
+ * running ones, or in the running ones, in test mode. */
+static NdArray *batch_norm_normalize(BatchNormFunction *f,
+                                     const NdArray *x, int64_t C)
+{
+    NdDevice device = get_array_module(x);
+    NdArray *one = as_array(1.0, ND_FLOAT64, device);
+    NdArray *eps = as_array(f->eps, ND_FLOAT64, device);
+    NdArray *mean, *var;
+    if (config.train) {
+        mean = nd_mean(x, ND_AXES(0), false);          // (C,)
+        NdArray *xc = nd_sub(x, mean);
+        NdArray *squares = nd_mul(xc, xc);
+        var = nd_mean(squares, ND_AXES(0), false);     // (C,) x.var(0)
+        nd_release(squares);
+        nd_release(xc);
+    } else {
+        mean = nd_retain(f->avg_mean);
+        var = nd_retain(f->avg_var);
+    }
+    NdArray *var_eps = nd_add(var, eps);
+    NdArray *sqrt = nd_sqrt(var_eps);
+    NdArray *inv_std = nd_div(one, sqrt);               // (C,)
+    NdArray *xc = nd_sub(x, mean);
+    NdArray *normalized = nd_mul(xc, inv_std);          // (N, C)
+    if (config.train) {
+        /* m / (m - 1), the unbiased variance's factor, m the values
+         * per channel; 1 for m <= 2, as Python's s. */
+        double m = (double)(x->size / C);
+        double adjust = m / (m - 1.0 > 1.0 ? m - 1.0 : 1.0);
+        NdArray *decay = as_array(f->decay, ND_FLOAT64, device);
+        NdArray *rest = as_array(1 - f->decay, ND_FLOAT64, device);
+        NdArray *rest_adjust = as_array((1 - f->decay) * adjust,
+                                        ND_FLOAT64, device);
+        NdArray *new_mean = nd_mul(rest, mean);
+        NdArray *new_var = nd_mul(rest_adjust, var);
+        nd_imul(f->avg_mean, decay);
+        nd_iadd(f->avg_mean, new_mean);
+        nd_imul(f->avg_var, decay);
+        nd_iadd(f->avg_var, new_var);
+        nd_release(new_var);
+        nd_release(new_mean);
+        nd_release(rest_adjust);
+        nd_release(rest);
+        nd_release(decay);
+        nd_release(f->inv_std);
+        f->inv_std = nd_retain(inv_std);
+    }
+    nd_release(xc);
+    nd_release(inv_std);
+    nd_release(sqrt);
+    nd_release(var_eps);
+    nd_release(var);
+    nd_release(mean);
+    nd_release(eps);
+    nd_release(one);
+    return normalized;
+}
+
+/* Python: BatchNorm.forward, for x (N, C), or (N, C, H, W) normalised
+ * per channel over N H W values, with gamma and beta (C,). */
+static void batch_norm_forward(Function *self, NdArray *xs[],
+                               NdArray *ys[])
+{
+    BatchNormFunction *f = (BatchNormFunction *)self;
+    const NdArray *x = xs[0], *gamma = xs[1], *beta = xs[2];
+    if (x->ndim != 2 && x->ndim != 4)
+        nd_error("batch_norm", "x has %d axes; want (N, C) or (N, C, H, "
+                 "W)", x->ndim);
+    int64_t C = x->shape[1];
+    const NdArray *per_channel[] = {gamma, beta, f->avg_mean, f->avg_var};
+    const char *names[] = {"gamma", "beta", "mean", "var"};
+    for (int i = 0; i < 4; i++)
+        if (per_channel[i]->ndim != 1 || per_channel[i]->shape[0] != C)
+            nd_error("batch_norm", "%s must be (%lld,), one per channel "
+                     "of x", names[i], (long long)C);
+    NdArray *rows = channels_last(x);                   // (M, C)
+    NdArray *xc = batch_norm_normalize(f, rows, C);     // (M, C)
+    NdArray *scaled = nd_mul(gamma, xc);
+    NdArray *y = nd_add(scaled, beta);                  // (M, C)
+    if (x->ndim == 4) {
+        NdArray *nhwc = nd_reshape(y, ND_SHAPE(x->shape[0], x->shape[2],
+                                               x->shape[3], C));
+        ys[0] = nd_transpose(nhwc, ND_AXES(0, 3, 1, 2));
+        nd_release(nhwc);
+    } else {
+        ys[0] = nd_retain(y);
+    }
+    nd_release(y);
+    nd_release(scaled);
+    nd_release(xc);
+    nd_release(rows);
+}
+
+/* v (N, C, H, W) as (N H W, C), made of Transpose and Reshape; v
+ * itself when 2-D. */
+static Variable *channels_last_variable(Variable *v)
+{
+    if (variable_ndim(v) != 4)
+        return v;
+    int64_t C = variable_shape(v)[1];
+    return F_reshape(F_transpose(v, ND_AXES(0, 2, 3, 1)), ND_SHAPE(-1, C));
+}
+
+/* Python: BatchNorm.backward. With xc = (x - mean) inv_std, gbeta =
+ * sum(gy), ggamma = sum(xc gy) and gx = (gy - gbeta / M - xc ggamma /
+ * M) gamma inv_std, the sums over the M = N H W rows; the statistics
+ * are the last training call's. */
+static void batch_norm_backward(Function *self, Variable *gys[],
+                                Variable *gxs[])
+{
+    const BatchNormFunction *f = (const BatchNormFunction *)self;
+    if (!f->inv_std)
+        nd_error("batch_norm_backward", "BatchNorm ran in test mode; its "
+                 "gradient is that of a training call, which keeps the "
+                 "statistics of the batch");
+    Variable *x4 = self->inputs[0], *gamma = self->inputs[1];
+    Variable *gy = channels_last_variable(gys[0]);      // (M, C)
+    Variable *x = channels_last_variable(x4);           // (M, C)
+    int64_t batch_size = variable_len(gy);
+    Variable *mean = F_div(F_sum(x, ND_AXES(0), false), batch_size);
+    Variable *inv_std = variable_of_array(f->inv_std);
+    Variable *xc = F_mul(F_sub(x, mean), inv_std);
+    Variable *gbeta = F_sum(gy, ND_AXES(0), false);
+    Variable *ggamma = F_sum(F_mul(xc, gy), ND_AXES(0), false);
+    Variable *gx = F_sub(F_sub(gy, F_div(gbeta, batch_size)),
+                         F_div(F_mul(xc, ggamma), batch_size));
+    gx = F_mul(gx, F_mul(gamma, inv_std));
+    if (variable_ndim(x4) == 4) {
+        const int64_t *s = variable_shape(x4);
+        gx = F_transpose(F_reshape(gx, ND_SHAPE(s[0], s[2], s[3], s[1])),
+                         ND_AXES(0, 3, 1, 2));
+    }
+    gxs[0] = gx;
+    gxs[1] = ggamma;
+    gxs[2] = gbeta;
+}
+
+static const FunctionClass batch_norm_class = {
+    .name = "BatchNorm",
+    .noutputs = 1,
+    .forward = batch_norm_forward,
+    .backward = batch_norm_backward,
+    .destroy = batch_norm_destroy,
+};
+
+/* A new BatchNorm that keeps a reference to mean and var, the running
+ * statistics it updates in place (Python: BatchNorm(mean, var, decay,
+ * eps)). */
+Function *batch_norm_function(NdArray *mean, NdArray *var, double decay,
+                              double eps)
+{
+    if (!mean || !var)
+        nd_error("batch_norm_function", "the running mean and var must "
+                 "be arrays, not NULL");
+    BatchNormFunction *f = (BatchNormFunction *)function_new_sized(
+        &batch_norm_class, sizeof *f);
+    f->avg_mean = nd_retain(mean);
+    f->avg_var = nd_retain(var);
+    f->decay = decay;
+    f->eps = eps;
+    return &f->function;
+}
+
+/* x normalised per channel (Python: F.batch_nrom(x, gamma, beta, mean,
+ * var, decay, eps), so spelt): a new BatchNorm, called on x, gamma and
+ * beta. */
+Variable *(F_batch_norm)(Variable *x, Variable *gamma, Variable *beta,
+                         NdArray *mean, NdArray *var, double decay,
+                         double eps)
+{
+    return function_call(batch_norm_function(mean, var, decay, eps), x,
+                         gamma, beta);
+}
+
+/* ---- embed_id: y = W[x] */
+
+/* The rows of W picked by the integer ids of x, an array of any shape
+ * (Python: F.embed_id(x, W), which is W[x]): a GetItem, whose gradient
+ * adds gy into the rows picked, twice into a row picked twice. The ids
+ * go to W's device first, so that host ids pick rows of a W on the
+ * GPU. */
+Variable *(F_embed_id)(Variable *x, Variable *W)
+{
+    if (!nd_dtype_is_integer(variable_dtype(x)))
+        nd_error("embed_id", "the ids must be integers, got %s",
+                 nd_dtype_name(variable_dtype(x)));
+    if (variable_ndim(W) < 1)
+        nd_error("embed_id", "W is 0-d; want (in_size, out_size)");
+    /* held by a Variable of the pool, which an error does not leak */
+    Variable *ids = variable(nd_to_device(x->data, get_array_module(W)));
+    return F_get_item(W, 1, (NdIndex[]){ND_IDX_ARRAY(ids->data)});
+}
+
+/* ---- Concat: y = the pieces joined along an axis; each gx a slice of
+ * gy. Not in Python's DeZero (Chainer's F.concat): SqueezeNet's Fire
+ * modules join their two expansions along the channels with it. */
+
+/* What a Concat keeps: how many pieces it joins, and along which axis,
+ * counted from the front. */
+typedef struct ConcatFunction {
+    Function function;          /* first: a ConcatFunction * is a
+                                 * Function * */
+    int n;
+    int axis;
+} ConcatFunction;
+
+static void concat_forward(Function *self, NdArray *xs[], NdArray *ys[])
+{
+    const ConcatFunction *f = (const ConcatFunction *)self;
+    ys[0] = nd_concatenate(f->n, xs, f->axis);
+}
+
+/* Piece i filled as many entries of y's axis as it has, after those of
+ * the pieces before it: its gradient is that slice of gy, a GetItem,
+ * whose own gradient puts it back in place. */
+static void concat_backward(Function *self, Variable *gys[],
+                            Variable *gxs[])
+{
+    const ConcatFunction *f = (const ConcatFunction *)self;
+    NdIndex index[ND_MAX_DIMS];
+    for (int d = 0; d < f->axis; d++)
+        index[d] = ND_IDX_ALL;
+    int64_t start = 0;
+    for (int i = 0; i < f->n; i++) {
+        int64_t size = variable_shape(self->inputs[i])[f->axis];
+        index[f->axis] = ND_IDX_SLICE(start, start + size, 1);
+        gxs[i] = F_get_item(gys[0], f->axis + 1, index);
+        start += size;
+    }
+}
+
+static const FunctionClass concat_class = {
+    .name = "Concat",
+    .noutputs = 1,
+    .forward = concat_forward,
+    .backward = concat_backward,
+};
+
+/* A new Concat of n pieces along axis, 0 .. ndim - 1 (Chainer:
+ * Concat(axis)). */
+Function *concat_function(int n, int axis)
+{
+    if (n < 1 || axis < 0 || axis >= ND_MAX_DIMS)
+        nd_error("concat_function", "want at least one piece and an axis "
+                 "in 0 .. %d; got %d and %d", ND_MAX_DIMS - 1, n, axis);
+    ConcatFunction *f = (ConcatFunction *)function_new_sized(
+        &concat_class, sizeof *f);
+    f->n = n;
+    f->axis = axis;
+    return &f->function;
+}
+
+/* The n pieces of xs joined along axis (Chainer: F.concat(xs, axis)):
+ * checked here, so that a mismatch names concat and the piece, then a
+ * new Concat, called on them. */
+Variable *F_concat(int n, Variable *xs[], int axis)
+{
+    if (n < 1 || !xs)
+        nd_error("concat", "want at least one piece to join; got %d", n);
+    for (int i = 0; i < n; i++)
+        if (!xs[i])
+            nd_error("concat", "piece %d is NULL", i);
+    int ndim = variable_ndim(xs[0]);
+    if (ndim == 0)
+        nd_error("concat", "0-d pieces have no axis to join along");
+    check_axes("concat", 1, &axis, ndim);
+    int at = axis < 0 ? axis + ndim : axis;
+    const int64_t *first = variable_shape(xs[0]);
+    for (int i = 1; i < n; i++) {
+        const int64_t *s = variable_shape(xs[i]);
+        if (variable_ndim(xs[i]) != ndim)
+            nd_error("concat", "piece %d has %d axes, piece 0 has %d", i,
+                     variable_ndim(xs[i]), ndim);
+        if (variable_dtype(xs[i]) != variable_dtype(xs[0]))
+            nd_error("concat", "piece %d is %s, piece 0 is %s; convert "
+                     "them to one dtype first", i,
+                     nd_dtype_name(variable_dtype(xs[i])),
+                     nd_dtype_name(variable_dtype(xs[0])));
+        for (int d = 0; d < ndim; d++)
+            if (d != at && s[d] != first[d])
+                nd_error("concat", "piece %d has %lld on axis %d, piece "
+                         "0 has %lld: only axis %d may differ", i,
+                         (long long)s[d], d, (long long)first[d], at);
+    }
+    return function_apply(concat_function(n, at), n, xs);
+}
