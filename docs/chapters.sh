@@ -2,8 +2,9 @@
 # chapters.sh - the book's chapters in reading order, for the Makefile:
 # the introduction; the steps (stepNN.md), each stage's introduction
 # (stageN.md, N counting the parts of book.yaml) before the first step
-# of that stage that there is; then the appendices (appendix-*.md). A
-# stage page waits until its stage has a step.
+# of that stage that there is; then the chapter after the book
+# (examples.md), and the appendices (appendix-*.md). A stage page waits
+# until its stage has a step.
 set -u
 cd "$(dirname "$0")"
 ranges=$(sed -n 's/^ *steps: *\([0-9]*\) *- *\([0-9]*\).*/\1 \2/p' book.yaml)
@@ -26,6 +27,8 @@ for f in step[0-9][0-9].md; do
     fi
     chapters+=("$f")
 done
+# After the last step, the chapter after the book: DeZero's examples/.
+[ -f examples.md ] && chapters+=(examples.md)
 for f in appendix-*.md; do
     [ -f "$f" ] && chapters+=("$f")
 done

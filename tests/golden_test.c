@@ -1358,7 +1358,7 @@ static void check_step(void **state)
         fail_msg("cannot make a scratch folder: %s", strerror(errno));
     snprintf(current_scratch, sizeof current_scratch, "%s", scratch);
     prepare_inputs(step, scratch);
-    /* Steps before 17 leave their graphs to the OS (DESIGN.md, 4). */
+    /* Steps before 17 leave their graphs to the OS (CONTRIBUTING.md 4). */
     snprintf(command, sizeof command, "cd '%s' && DEZERO_OFFLINE=1 "
              "DEZERO_CACHE_DIR='%s' ND_GPU_LIBRARY=" GPU_OFF " %s'%s' 2>&1",
              scratch, scratch,

@@ -134,10 +134,12 @@ local ALLOWED = {
   diff = { step = 1, from = 1, file = 1, name = 1, context = 1,
            caption = 1, fold = 1 },
   output = { step = 1, run = 1, stderr = 1, head = 1, tail = 1, args = 1,
-             status = 1, caption = 1, file = 1 },
+             status = 1, caption = 1, file = 1, seed = 1 },
   compile = { step = 1, file = 1, cflags = 1, caption = 1 },
-  dot = { step = 1, file = 1, args = 1, caption = 1, width = 1 },
-  image = { step = 1, file = 1, args = 1, caption = 1, width = 1 },
+  dot = { step = 1, file = 1, args = 1, caption = 1, width = 1, seed = 1 },
+  image = { step = 1, file = 1, args = 1, caption = 1, width = 1,
+            seed = 1 },
+  plot = { data = 1, caption = 1, width = 1 },
   stages = {},
 }
 
@@ -606,13 +608,22 @@ end
 
 -- Splits the output of mk/diff.sh --book into files: {old, new, status
 -- ('new', 'deleted', 'renamed' or nil), hunks = {{header, lines =
--- {{sign, text, moved}}}}}.
+-- {{sign, text, moved}}}}}. A file the step drops is mk/diff.sh's one
+-- line, `step52/tour.c: removed in step 53 (250 lines)`: a file with
+-- status 'deleted', no hunks, and that line's words as its `removed`.
 local function parse_diff(text)
   local files, file, hunk = {}, nil, nil
   for raw in (text .. '\n'):gmatch('(.-)\n') do
     local code = raw:match('^\27%[([%d;]*)m')
     local line = raw:gsub('\27%[[%d;]*m', '')
-    if line:match('^diff %-%-git ') then
+    local gone, what = line:match(
+      '^(%S+): (removed in step %d+ %(%d+ lines?%))$')
+    if gone then
+      file = { old = gone, new = gone, status = 'deleted', hunks = {},
+        removed = what }
+      files[#files + 1] = file
+      hunk = nil
+    elseif line:match('^diff %-%-git ') then
       local a, b = line:match('^diff %-%-git (%S+) (%S+)$')
       file = { old = a, new = b, hunks = {} }
       files[#files + 1] = file
@@ -769,6 +780,10 @@ end
 
 local function diff_html(file, lang)
   local rows = {}
+  if file.removed then
+    rows[1] = '<span class="line moved del"><span class="sign">-</span>'
+      .. '<span class="note">' .. escape_html(file.removed) .. '</span></span>'
+  end
   local CLASS = { ['+'] = 'add', ['-'] = 'del', [' '] = 'ctx' }
   for _, hunk in ipairs(file.hunks) do
     -- Each side is highlighted as the code it is, so that a comment
@@ -808,6 +823,9 @@ local function diff_html(file, lang)
 end
 
 local function diff_text(file)
+  if file.removed then
+    return file.old .. ': ' .. file.removed
+  end
   local rows = { '--- ' .. file.old, '+++ ' .. file.new }
   for _, hunk in ipairs(file.hunks) do
     rows[#rows + 1] = hunk.header
@@ -1010,18 +1028,31 @@ local function expected_status(nn)
   return 0
 end
 
+-- The environment a seed= asks for: DEZERO_SEED=N, which the steps
+-- that draw random numbers read (NumPy's np.random.seed(N)).
+local function seed_env(seed)
+  if not seed then
+    return ''
+  end
+  if not seed:match('^%d+$') then
+    fail('seed=%s: a seed is a number, as DEZERO_SEED takes it', seed)
+  end
+  return 'DEZERO_SEED=' .. seed .. ' '
+end
+
 -- Runs the step's program in a folder of its own under build/run/ (so
 -- the files it writes stay out of the sources) and returns that folder.
 -- A run is reused while it is newer than the program.
-local function run_step(nn, args, status)
+local function run_step(nn, args, status, seed)
+  local env = seed_env(seed)
   build_step(nn)
   for _, f in ipairs(step_sources(nn)) do
     depend(source_path(nn, f))
   end
   local program = step_dir(nn) .. '/step' .. nn
   local dir = BUILD .. '/run/step' .. nn
-  if args then
-    dir = dir .. '-' .. pandoc.utils.sha1(args):sub(1, 8)
+  if args or seed then
+    dir = dir .. '-' .. pandoc.utils.sha1(env .. (args or '')):sub(1, 8)
   end
   local stamp = dir .. '/status.txt'
   -- Locked: pages built in parallel may ask for the same run.
@@ -1029,7 +1060,8 @@ local function run_step(nn, args, status)
   -- so building the book writes nothing into ~/.dezero.
   local run = 'test status.txt -nt ' .. quote(program) .. ' && exit 0;'
     .. ' find . -mindepth 1 ! -name .lock -exec rm -rf {} +; '
-    .. 'DEZERO_CACHE_DIR="$PWD" ' .. quote(program) .. ' ' .. (args or '')
+    .. env .. 'DEZERO_CACHE_DIR="$PWD" ' .. quote(program) .. ' '
+    .. (args or '')
     .. ' >stdout.txt 2>stderr.txt; echo $? >status.tmp;'
     .. ' mv status.tmp status.txt'
   ensure_dir(dir)
@@ -1118,13 +1150,17 @@ local function output(block, attrs)
   if attrs.args and not run then
     fail('args= needs run=true')
   end
+  if attrs.seed and not run then
+    fail('seed= needs run=true')
+  end
+  seed_env(attrs.seed)
   local text
   if not run and exists(golden) then
     text = read_file(golden)
   elseif CHECK then
     return nil
   else
-    local dir = run_step(nn, attrs.args, status)
+    local dir = run_step(nn, attrs.args, status, attrs.seed)
     text = read_file(dir .. '/stdout.txt')
     if with_stderr then
       text = text .. read_file(dir .. '/stderr.txt')
@@ -1134,7 +1170,8 @@ local function output(block, attrs)
     return nil
   end
   text = head_tail(text, head, tail):gsub('\n$', '')
-  local prompt = '$ ./step' .. nn .. (attrs.args and (' ' .. attrs.args) or '')
+  local prompt = '$ ' .. seed_env(attrs.seed) .. './step' .. nn
+    .. (attrs.args and (' ' .. attrs.args) or '')
   return listing(attrs.caption or prompt, text, 'output')
 end
 
@@ -1237,10 +1274,11 @@ local function produced_file(attrs, kind)
   if not attrs.file then
     fail('file= is missing: name the file step %s writes', nn)
   end
+  seed_env(attrs.seed)
   if CHECK then
     return nil
   end
-  local dir = run_step(nn, attrs.args, nil)
+  local dir = run_step(nn, attrs.args, nil, attrs.seed)
   local full = dir .. '/' .. attrs.file
   if not exists(full) then
     fail('step%s did not write %s (a .%s block needs it)', nn, attrs.file,
@@ -1255,8 +1293,8 @@ local function dot(block, attrs)
     if not full then
       return nil
     end
-    local name = 'step' .. nn .. '-' .. attrs.file:gsub('%.dot$', '')
-      :gsub('[^%w_%-]', '_')
+    local name = 'step' .. nn .. (attrs.seed and ('-seed' .. attrs.seed)
+      or '') .. '-' .. attrs.file:gsub('%.dot$', ''):gsub('[^%w_%-]', '_')
     return figure(render_dot(full, name, attrs.file), attrs)
   end
   if attrs.file or attrs.args then
@@ -1314,7 +1352,8 @@ local function image(block, attrs)
     fail('file=%s: the book shows .svg, .png and .jpg pictures', attrs.file)
   end
   ensure_dir(BUILD .. '/img')
-  local name = 'step' .. nn .. '-' .. attrs.file:gsub('[^%w_%-%.]', '_')
+  local name = 'step' .. nn .. (attrs.seed and ('-seed' .. attrs.seed)
+    or '') .. '-' .. attrs.file:gsub('[^%w_%-%.]', '_')
   copy_picture(full, BUILD .. '/img/' .. name)
   return figure('img/' .. name, attrs)
 end
@@ -1421,11 +1460,66 @@ local function fact(span)
   return FACTS[of]()
 end
 
+-- Whether text holds figure where a number (or a word) starts: 0.44
+-- is in "0.4406" (its first digits) but not in "10.44" or "3.0.44".
+local function holds_figure(text, figure)
+  local at = 1
+  while true do
+    local i = text:find(figure, at, true)
+    if not i then
+      return false
+    end
+    if i == 1 or not text:sub(i - 1, i - 1):match('[%w%.]') then
+      return true
+    end
+    at = i + 1
+  end
+end
+
+-- A figure the prose quotes from a kept run or a golden output, marked
+-- [0.85]{.quote of=docs/runs/times/times.txt}: the file must exist and
+-- hold the figure as written, or as the first digits of a number there
+-- (0.44 for 0.4406), or the book fails; the page shows the figure.
+local function quote_figure(span)
+  local of = span.attributes.of
+  local figure = pandoc.utils.stringify(span.content)
+  if not of or of == '' then
+    fail('[%s]{.quote}: of= names the file the figure comes from', figure)
+  end
+  local full = ROOT .. '/' .. of
+  local text = exists(full) and read_file(full)
+  if not text then
+    fail('[%s]{.quote of=%s}: %s does not exist', figure, of, of)
+  end
+  depend(full)
+  if figure == '' or not holds_figure(text, figure) then
+    fail('[%s]{.quote of=%s}: %s does not hold %s', figure, of, of,
+      figure == '' and '(an empty figure)' or figure)
+  end
+  return span.content
+end
+
+-- A kept run a chapter names in its prose (`docs/runs/step52/gpu-h200.txt`)
+-- must exist, as the file= of a block must.
+local function Code(code)
+  local cited = code.text:match('^(docs/runs/[%w_%./%-]+)$')
+  if cited and not exists(ROOT .. '/' .. cited) then
+    errors[#errors + 1] = chapter_name() .. ': `' .. cited
+      .. '` does not exist (a kept run the prose names)'
+  end
+  return nil
+end
+
 local function Span(span)
-  if not span.classes:includes('fact') then
+  local handler
+  if span.classes:includes('fact') then
+    handler = fact
+  elseif span.classes:includes('quote') then
+    handler = quote_figure
+  else
     return nil
   end
-  local ok, result = pcall(fact, span)
+  local ok, result = pcall(handler, span)
   if ok then
     return result
   end
@@ -1602,15 +1696,67 @@ end
 
 -- ------------------------------------------------------------ the filter
 
+-- A plot of outputs the repository keeps (golden files, kept runs),
+-- drawn by gnuplot when the book is built: the block is the gnuplot
+-- script, and data= names its files (paths from the root, separated by
+-- commas), which the script reads as the strings data1, data2, ...:
+-- `plot "< awk '/loss/ {print $2}' ".data1`. The terminal (SVG) and the
+-- output are the filter's; caption= is required, as for a kept picture.
+local function plot(block, attrs)
+  if not attrs.caption or attrs.caption:match('^%s*$') then
+    fail('a .plot block needs caption= saying what it draws, from which'
+      .. ' output')
+  end
+  if not attrs.data or attrs.data == '' then
+    fail('data= is missing: name the files the plot reads')
+  end
+  if block.text:match('^%s*$') then
+    fail('an empty .plot block: write the gnuplot script in it')
+  end
+  local defs = {}
+  local i = 0
+  for file in attrs.data:gmatch('[^,]+') do
+    i = i + 1
+    local full = ROOT .. '/' .. file
+    if not exists(full) then
+      fail('data=%s: %s does not exist', attrs.data, file)
+    end
+    depend(full)
+    defs[#defs + 1] = string.format('data%d = "%s"', i, full)
+  end
+  need_tool('gnuplot', 'gnuplot-nox')
+  local name = 'plot-' .. pandoc.utils.sha1(attrs.data .. '\n'
+    .. block.text):sub(1, 12)
+  local target = CHECK and '/dev/null' or (BUILD .. '/img/' .. name
+    .. '.svg')
+  if not CHECK then
+    ensure_dir(BUILD .. '/img')
+  end
+  local script = write_temp(table.concat(defs, '\n') .. '\n'
+    .. 'set terminal svg size 640,400 font "sans,12"\n'
+    .. 'set output "' .. target .. '"\n' .. block.text .. '\n')
+  local out, ok = sh('gnuplot ' .. quote(script) .. ' 2>&1')
+  os.remove(script)
+  if not ok or out:match('%S') then
+    fail('gnuplot could not draw the plot:\n%s', out)
+  end
+  if CHECK then
+    return nil
+  end
+  copy_picture(target, target)
+  return figure('img/' .. name .. '.svg', attrs)
+end
+
 local KINDS = { include = include, diff = diff, output = output, dot = dot,
-                image = image, compile = compile, stages = stage_table }
+                image = image, compile = compile, stages = stage_table,
+                plot = plot }
 
 local function CodeBlock(block)
   for kind, handler in pairs(KINDS) do
     if block.classes:includes(kind) then
       local ok, result = pcall(function()
         check_attributes(kind, block)
-        if kind ~= 'dot' and block.text:match('%S') then
+        if kind ~= 'dot' and kind ~= 'plot' and block.text:match('%S') then
           fail('a .%s block stays empty: the book fills it in', kind)
         end
         return handler(block, block.attributes)
@@ -1729,7 +1875,7 @@ end
 return {
   { Meta = Meta },
   { CodeBlock = CodeBlock, Link = Link, Header = Header, Span = Span,
-    Div = Div },
+    Div = Div, Code = Code },
   { Pandoc = add_python_links },
   { Pandoc = finish },
 }

@@ -55,11 +55,14 @@ local function stage_of(file)
 end
 
 -- The chapters grouped by part: {{title, files}}, chapters that are not
--- steps (the introduction) first, in a group without a title, and the
--- appendices (appendix-*.md) last, in a group of their own.
+-- steps (the introduction) first, in a group without a title, then the
+-- parts, the chapter after the book (examples.md) in a group of its own,
+-- and the appendices (appendix-*.md) last, in a group of their own.
 local function groups(meta)
   local list, loose = {}, { files = {} }
   local appendices = { title = { pandoc.Str('Appendices') }, files = {} }
+  local after = { title = { pandoc.Str('After'), pandoc.Space(),
+    pandoc.Str('the'), pandoc.Space(), pandoc.Str('book') }, files = {} }
   list[1] = loose
   for _, part in ipairs(meta.parts or {}) do
     local range = stringify(part.steps or '')
@@ -67,6 +70,7 @@ local function groups(meta)
     list[#list + 1] = { title = part.title, files = {},
       first = tonumber(first), last = tonumber(last) }
   end
+  list[#list + 1] = after
   list[#list + 1] = appendices
   for _, file in ipairs(chapters) do
     local n, stage, home = step_of(file), stage_of(file), loose
@@ -79,6 +83,8 @@ local function groups(meta)
       home = list[stage + 1]
     elseif file:match('^appendix%-') then
       home = appendices
+    elseif file == 'examples.md' then
+      home = after
     end
     home.files[#home.files + 1] = file
   end

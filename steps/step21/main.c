@@ -773,6 +773,12 @@ int main(void)
 
     y = F_add(F_mul(3.0, x), 1.0);          /* 3.0 * x + 1.0 */
     variable_print(y);
+
+    /* A float is not one of the types F_add takes: the compiler refuses
+     * it (build with -DSHOW_FLOAT_OPERAND to see it). */
+#ifdef SHOW_FLOAT_OPERAND
+    y = F_add(x, 2.0f);
+#endif
     pool_drain(pool);
     return 0;
 }

@@ -12,9 +12,15 @@
  * network (or with DEZERO_OFFLINE set) a missing file stops the program
  * with exit status 1 and a message giving its URL and the path to save
  * it at by hand. Without Graphviz the class is still printed, vgg.pdf
- * is not drawn (stderr says why), and the exit status is 1. */
+ * is not drawn (stderr says why), and the exit status is 1.
+ *
+ * DEZERO_RANDOM_WEIGHTS=1 builds VGG16 with random weights of the real
+ * shapes instead of downloading the 528 MB file: the whole program runs,
+ * and the class it prints is a random pick. DEZERO_SEED=N seeds those
+ * weights as np.random.seed(N) would, so that the pick can be repeated. */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "class_names.h"
 #include "dezero.h"
@@ -25,9 +31,18 @@
     "https://github.com/oreilly-japan/deep-learning-from-scratch-3/" \
     "raw/images/zebra.jpg"
 
+/* Whether DEZERO_RANDOM_WEIGHTS is set, not empty and not "0" (the rule
+ * DEZERO_OFFLINE follows). */
+static bool random_weights(void)
+{
+    const char *value = getenv("DEZERO_RANDOM_WEIGHTS");
+    return value && *value && strcmp(value, "0") != 0;
+}
+
 int main(void)
 {
     Pool *pool = pool_new();
+    nd_random_seed_from_env("DEZERO_SEED");
 
     char *img_path = nd_get_url(ZEBRA_URL);
     NdArray *img = nd_image_read(img_path);             // (H, W, 3) uint8
@@ -36,7 +51,8 @@ int main(void)
     NdArray *image = vgg16_preprocess(img, 224, 224);   // (3, 224, 224)
     NdArray *x = nd_expand_dims(image, 0);            // (1, 3, 224, 224)
 
-    char *weights = nd_get_url(VGG16_WEIGHTS_URL);
+    char *weights = random_weights() ? NULL
+                                     : nd_get_url(VGG16_WEIGHTS_URL);
     Model *model = vgg16(.pretrained = weights);
     free(weights);
     Variable *y;
