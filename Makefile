@@ -2,7 +2,8 @@
 #   make run            build every step, run the latest
 #   make test [STEP=N]  the test suite (SANITIZE=1: under ASan+UBSan)
 #   make -C steps/stepNN, make diff STEP=N, make book, make bench
-#   make fuzz           the IDX and .npz readers under libFuzzer (clang)
+#   make fuzz           the IDX, .npz and picture readers under libFuzzer
+#   make examples       DeZero's examples/ (tanh, spiral, mnist, ...)
 
 SHELL := /bin/bash
 STEPS := $(sort $(wildcard steps/step[0-9][0-9]))
@@ -48,12 +49,18 @@ book: deps
 bench: deps
 	@$(MAKE) --no-print-directory -C bench run
 
+# DeZero's examples/, the programs after the book, built from step 60's
+# framework (examples/Makefile says why).
+examples: deps
+	@$(MAKE) --no-print-directory -C common $(BUILD_VARS)
+	@$(MAKE) --no-print-directory -C examples $(BUILD_VARS)
+
 clean:
 	@$(MAKE) -s -C common clean
 	@for s in $(STEPS); do $(MAKE) -s -C $$s clean; done
 	rm -rf tests/build docs/build bench/build
 
-.PHONY: all deps steps run test diff book bench clean
+.PHONY: all deps steps run test diff book bench examples clean
 
 # The IDX and .npz readers (common/idx.c, npz.c) under libFuzzer, for a
 # million inputs each (RUNS=N for another count): too slow for `make

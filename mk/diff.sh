@@ -5,7 +5,8 @@
 # deleted function and a new one apart instead of interleaving their
 # braces, follows a renamed file (core_simple.c -> core.c in step 32) and,
 # in colour, shows code that moved unchanged as moved (step 23 moves most
-# of main.c into dezero/).
+# of main.c into dezero/). A file the step drops is one line, not its
+# whole text: `step52/tour.c: removed in step 53 (250 lines)`.
 #
 #   mk/diff.sh PREV NN            the two steps' sources (what git does
 #                                 not ignore: no builds, no binaries)
@@ -32,7 +33,7 @@ while [ $# -gt 0 ]; do
     esac
 done
 usage() {
-    sed -n '10,15p' "$0" | sed 's/^# \{0,1\}//' >&2
+    sed -n '11,16p' "$0" | sed 's/^# \{0,1\}//' >&2
     exit 2
 }
 
@@ -80,6 +81,10 @@ for n in "$prev" "$nn"; do
 done
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The one line for a file the step drops (the book's filter reads it).
+removed() {   # PATH LINES
+    echo "$1: removed in step $((10#$nn)) ($2 lines)"
+}
 if [ $# -eq 3 ]; then
     file=$3
     [ -f "steps/step$prev/$file" ] || [ -f "steps/step$nn/$file" ] || {
@@ -88,6 +93,10 @@ if [ $# -eq 3 ]; then
     old=steps/step$prev/$file new=steps/step$nn/$file
     [ -f "$old" ] || old=/dev/null
     [ -f "$new" ] || new=/dev/null
+    if [ "$new" = /dev/null ]; then
+        removed "${old#steps/}" "$(wc -l < "$old")"
+        exit
+    fi
     # From the steps folder, so that the paths read step01/main.c.
     cd steps && run "${old#steps/}" "${new#steps/}"
     exit
@@ -98,4 +107,20 @@ for n in "$prev" "$nn"; do
      git ls-files --cached --others --exclude-standard -z . |
          xargs -0 -r cp --parents -t "$tmp/step$n")
 done
-cd "$tmp" && run "step$prev" "step$nn"
+cd "$tmp" || exit 1
+# The files the step drops (not those it renames) leave the diff, and
+# each becomes one line after it.
+gone=()
+while IFS=$'\t' read -r status path; do
+    [ "$status" = D ] && gone+=("$path")
+done < <("${git_diff[0]}" diff --no-index --find-renames --no-prefix \
+         --name-status "step$prev" "step$nn")
+lines=()
+for path in "${gone[@]}"; do
+    lines+=("$(wc -l < "$path")")
+    rm "$path"
+done
+run "step$prev" "step$nn" || exit 1
+for i in "${!gone[@]}"; do
+    removed "${gone[$i]}" "${lines[$i]}"
+done

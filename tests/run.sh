@@ -45,6 +45,15 @@ printf '%s\n' "${steps[@]}" |
     xargs -P "$JOBS" -I{} make "${MAKEFLAGS_T[@]}" -C steps/step{} ||
     { echo "run.sh: a step failed to build" >&2; exit 1; }
 
+# ---- the examples (examples/Makefile), built from step 60's framework:
+# tested with every run that tests step 60.
+with_examples=0
+[[ " ${steps[*]} " = *" 60 "* ]] && [ -d examples ] && with_examples=1
+if [ "$with_examples" = 1 ]; then
+    make "${MAKEFLAGS_T[@]}" -C examples ||
+        { echo "run.sh: the examples failed to build" >&2; exit 1; }
+fi
+
 # ---- compile the test programs (in parallel)
 eval "$(make --no-print-directory -s -f mk/print-flags.mk SANITIZE="${SANITIZE:-0}" WERROR="${WERROR:-0}")"
 # Compiling some thousand test programs is most of the suite's CPU time,
@@ -151,6 +160,26 @@ for src in tests/steps/test_*.c; do
     done
 done
 
+# The examples' test programs run the examples' programs, the sanitizer
+# builds in the SANITIZE=1 suite, and test the examples' own support,
+# compiled in (tests/examples/).
+if [ "$with_examples" = 1 ]; then
+    examples_flags="-Iexamples examples/picture.c"
+    if [ "$VARIANT" = asan ]; then
+        examples_flags+=" -DEXAMPLES_OUT=examples/build/asan/"
+        examples_flags+=" -DEXAMPLES_SANITIZED"
+    else
+        examples_flags+=" -DEXAMPLES_OUT=examples/"
+    fi
+    for src in tests/examples/test_*.c; do
+        [ -f "$src" ] || continue
+        name=$(basename "$src" .c)
+        out=$BUILD/examples/$name
+        echo "$out|$src|$LIBND_SO $RPATH $examples_flags" >> "$jobs_file"
+        programs+=("$out|examples/$name")
+    done
+fi
+
 # The golden-output checker, and the list of steps it checks.
 echo "$BUILD/golden_test|tests/golden_test.c|$LIBND" >> "$jobs_file"
 # The program that leaks on purpose, to prove the leak checkers work.
@@ -176,6 +205,50 @@ compile_one() {   # one line of the jobs file: "out|source|extra arguments"
     # shellcheck disable=SC2086
     $command && printf '%s\n' "$command" > "$out.cmd"
 }
+# The GPU kernels' element functions, run on the host against the CPU
+# half (tests/gpu/): nvcc compiles them, so this needs nvcc and no GPU,
+# and runs wherever the GPU half builds (common/cuda/Makefile finds nvcc
+# the same way). The host side links CUDA's runtime statically, which
+# registers the file's (empty) device image without asking for a GPU.
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+NVCC=$(command -v nvcc 2> /dev/null || true)
+[ -z "$NVCC" ] && [ -x "$CUDA_HOME/bin/nvcc" ] && NVCC=$CUDA_HOME/bin/nvcc
+gpu_elements=""
+if [ -n "$NVCC" ]; then
+    host_object=$BUILD/gpu/host_elements.o
+    nvflags="-std=c++17 -O2 -g --fmad=false -Icommon -MMD -MP"
+    nvflags+=" -Xcompiler -fPIC,-Wall,-Wextra"
+    [ "${WERROR:-0}" = 1 ] &&
+        nvflags+=" -Werror all-warnings -Xcompiler -Werror"
+    # -Xcompiler splits its argument at commas: one sanitizer each.
+    for flag in ${SANFLAGS:-}; do
+        case $flag in
+            -fsanitize=*) list=${flag#-fsanitize=}
+                for s in ${list//,/ }; do
+                    nvflags+=" -Xcompiler -fsanitize=$s"
+                done ;;
+            *) nvflags+=" -Xcompiler $flag" ;;
+        esac
+    done
+    command="$NVCC $nvflags -c tests/gpu/host_elements.cu -o $host_object"
+    mkdir -p "$BUILD/gpu"
+    # shellcheck disable=SC2046
+    if ! { [ -f "${host_object%.o}.d" ] &&
+           up_to_date "$host_object" "$command" tests/gpu/host_elements.cu \
+               $(headers_of "${host_object%.o}.d"); }; then
+        rm -f "$host_object.cmd"
+        # shellcheck disable=SC2086
+        $command && printf '%s\n' "$command" > "$host_object.cmd" ||
+            { echo "run.sh: $host_object failed to compile" >&2; exit 1; }
+    fi
+    cuda_lib=$(mk/cuda_lib.sh "$NVCC") || exit 1
+    gpu_elements=$BUILD/gpu/test_gpu_elements
+    cudart="-L$cuda_lib -lcudart_static -lrt -lpthread -lstdc++"
+    echo "$gpu_elements|tests/gpu/test_gpu_elements.c|$host_object" \
+         "$LIBND_SO $RPATH $cudart" >> "$jobs_file"
+    programs+=("$gpu_elements|gpu/test_gpu_elements")
+fi
+
 export -f compile_one up_to_date headers_of
 export CC CFLAGS LDFLAGS LDLIBS
 if ! xargs -P "$JOBS" -d '\n' -n1 bash -c 'compile_one "$1"' _ < "$jobs_file"; then
@@ -343,7 +416,7 @@ lsan_canary() {
 [ "$VARIANT" = asan ] && queue_program "LeakSanitizer canary" "" lsan_canary
 
 # Until step 17 the programs leave their graphs to the operating system
-# (DESIGN.md, section 4), so LeakSanitizer only watches steps 17 and up.
+# (CONTRIBUTING.md, 4), so LeakSanitizer only watches steps 17 and up.
 for entry in "${programs[@]}"; do
     label=${entry#*|}
     leaks=1
@@ -362,7 +435,7 @@ for n in "${golden_steps[@]}"; do
     [ "$n" = "${golden_steps[0]}" ] || job_parts[-1]=1
 done
 
-# From step 17 on every program is leak-free (DESIGN.md, section 4):
+# From step 17 on every program is leak-free (CONTRIBUTING.md, 4):
 # valgrind checks it here; the SANITIZE=1 run checks it with LeakSanitizer.
 # The program runs in a scratch folder, its DeZero cache too, so that the
 # files it writes stay out of the sources and of ~/.dezero. Step 48's

@@ -3,7 +3,8 @@
  * text get_dot_graph writes, line for line as the Python original's
  * get_dot_graph writes it (node ids, which are addresses, renumbered
  * n1, n2, ... in order of appearance), the graph of Goldstein-Price
- * against the reference ../shared/reference/graphs/step26_graph.dot,
+ * against the DOT text Python's step26.py writes, kept in
+ * tests/golden/files/step26_graph.dot,
  * and plot_dot_graph with and without Graphviz's dot program. */
 #include <inttypes.h>
 #include <unistd.h>
@@ -129,8 +130,8 @@ static Variable *goldstein(Variable *x, Variable *y)
 }
 
 /* Step 26's graph of Goldstein-Price is the Python original's, line
- * for line (tests/golden/files/step26_graph.dot, a copy of
- * ../shared/reference/graphs/step26_graph.dot), its ids renumbered:
+ * for line (tests/golden/files/step26_graph.dot, the DOT text Python's
+ * step26.py writes to tmp_graph.dot), its ids renumbered:
  * F_mul(14, x) is Mul(x, 14), as Python's 14 * x is x.__rmul__(14). */
 static void test_goldstein_graph(void **state)
 {

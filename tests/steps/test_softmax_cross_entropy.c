@@ -3,8 +3,9 @@
  * Clip, Log, logsumexp, softmax_cross_entropy_simple and
  * SoftmaxCrossEntropy: NumPy's values (computed with NumPy 1.24 in
  * Python's order of operations, written here), gradients against
- * central differences, the dtypes of SYLLABUS 5.3 (float32 scores and
- * int64 labels: a float32 loss and a float64 gradient), big logits
+ * central differences, the dtypes NumPy 1.24's rules give (float32
+ * scores and int64 labels: a float32 loss and a float64 gradient, as
+ * in Python's step 48), big logits
  * that overflow e^x, and bad labels. NumPy's vector exp and log differ
  * by an ulp or two from one processor to another (the Python reference
  * and the C library follow the reference machine's): where they are

@@ -5,7 +5,8 @@
  * derivative, recorded with create_graph, against NumPy and against the
  * central difference of the first, the graph of the second derivative
  * line for line as the Python original draws it
- * (../shared/reference/graphs/step35_graph.dot), and the output's
+ * (the DOT text Python's step35.py writes, written into this test;
+ * tests/golden/files/step35_graph.dot keeps the file), and the output's
  * lifetime: the recorded gradient keeps y alive, a Tanh whose output
  * was freed refuses to run backward, and draining the pool frees the
  * cycles of step 35's program and of the 6th derivative. */

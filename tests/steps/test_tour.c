@@ -11,17 +11,7 @@
 #include <sys/wait.h>
 
 #include "nd_test.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define VARIANT_FOLDER "build/asan/"
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define VARIANT_FOLDER "build/asan/"
-#endif
-#endif
-#ifndef VARIANT_FOLDER
-#define VARIANT_FOLDER ""
-#endif
+#include "variant.h"
 
 enum { SIDE = 200 };
 

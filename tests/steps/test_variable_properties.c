@@ -2,7 +2,8 @@
 /* test_variable_properties.c - what step 19 adds to a Variable: a name,
  * the properties of its data (shape, ndim, size, dtype, len), and
  * DeZero's repr, variable(...), with continuation lines indented by 9
- * (expected texts from ../shared/reference/numpy_print.txt). */
+ * (expected texts: what NumPy 1.24 prints for str of each array, in
+ * DeZero's variable(...) around it, written into this test). */
 #include "pool_fixture.h"
 
 static void expect_repr_at(const char *file, int line, const Variable *v,
