@@ -45,7 +45,11 @@ check: $(TEST)
 	@mk/gpu_check.sh $(VARIANT)
 
 check-programs: $(DEVICE_TEST) $(DEVICE_TEST_60) $(STEPS_ON_DEVICE) \
-                $(BENCH) $(MNIST_TINY)
+                $(BENCH) $(MNIST_TINY) examples
+
+# The GAN of part (j), with the other examples.
+examples: FORCE
+	@$(MAKE) --no-print-directory -C examples
 
 step52 step60: FORCE
 	@$(MAKE) --no-print-directory -C steps/$@
@@ -81,4 +85,4 @@ $(MNIST_TINY): tests/mnist_tiny.c tests/mnist_tiny.h
 	$(CC) $(CFLAGS) -Itests $< -lz -o $@
 # endregion
 
-.PHONY: test bench check check-programs step52 step60 FORCE
+.PHONY: test bench check check-programs step52 step60 examples FORCE

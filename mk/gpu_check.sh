@@ -16,6 +16,10 @@
 #       machine code, as on a GPU newer than the library knows
 #   (g) (h) (i) steps 57, 58 (VGG16, random weights) and 60 (an epoch of
 #       the LSTM) on the device against the host: steps_on_device N
+#   (j) the GAN of examples/ (Python runs gan.py on a GPU): ten seeded
+#       batches of synthetic digits on the device and on the host, whose
+#       printed losses must be the same, then one epoch on the device on
+#       the data of (c), which must write its grid, gan_1.png
 # Each part's whole output goes to $GPU_CHECK_LOGS (by default
 # tests/build/VARIANT/gpu-check/); the tour's and the benchmark's are
 # also printed, and the last lines of a part that fails. Each part may
@@ -166,6 +170,42 @@ for n in 57 58 60; do
     row "($letter) step $n on device" "$status" "${figures:-no figures}" \
         "step${n}_device" shown
 done
+
+# (j) The GAN; the host run is the same program with the GPU library
+# hidden from it. Its loss lines: "epoch: 0.50, loss_g: 0.7348, ...".
+gan=$PWD/examples/gan
+[ "$variant" = default ] || gan=$PWD/examples/build/$variant/gan
+gan_run=(bash -c 'mkdir -p "$1" && cd "$1" &&
+                  env DEZERO_CACHE_DIR="$2" DEZERO_EPOCHS=1 "${@:3}" "$0"'
+         "$gan")    # then: folder, data, more environment...
+mkdir -p "$workdir/digits" &&
+    "$gpu/mnist_tiny" "$workdir/digits" 1280 100 > "$logs/gan_digits.log" 2>&1
+part "(j) gan, ten seeded batches on the device" gan_device \
+    "${gan_run[@]}" "$workdir/gan_device" "$workdir/digits" DEZERO_SEED=0 \
+    DEZERO_INTERVAL=5
+ok=$status
+part "(j) gan, the same on the host" gan_host \
+    "${gan_run[@]}" "$workdir/gan_host" "$workdir/digits" DEZERO_SEED=0 \
+    DEZERO_INTERVAL=5 ND_GPU_LIBRARY=/nonexistent
+[ "$status" -eq 0 ] || ok=$status
+device_losses=$(grep '^epoch' "$logs/gan_device.log")
+host_losses=$(grep '^epoch' "$logs/gan_host.log")
+if [ "$ok" -ne 0 ] || [ -z "$device_losses" ]; then
+    ok=1
+    figures="a run failed"
+elif [ "$device_losses" = "$host_losses" ]; then
+    figures="the host's losses, $(echo "$device_losses" | tail -1)"
+else
+    ok=1
+    figures="losses differ from the host's"
+    diff <(echo "$device_losses") <(echo "$host_losses") | head -8
+fi
+row "(j) gan, seeded vs host" "$ok" "$figures" gan_device
+part "(j) gan, one epoch on $data" gan_epoch \
+    "${gan_run[@]}" "$workdir/gan_epoch" "$cache"
+[ -s "$workdir/gan_epoch/gan_1.png" ] || status=1
+figures=$(grep '^epoch' "$logs/gan_epoch.log" | tail -1)
+row "(j) gan, 1 epoch" "$status" "${figures:-no loss line}" gan_epoch
 
 name=$(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null |
        head -1)
