@@ -371,21 +371,23 @@ static void adam_update_one(Optimizer *self, Parameter *p)
     NdArray **state = optimizer_state(self, p);
     NdArray *m = state[0], *v = state[1];
     const NdArray *g = GRAD(p);
+    /* Each temporary goes as soon as it is used: no more than three of
+     * the parameter's size live at once (a GAN's are 51 MB each). */
     NdArray *g_m = nd_sub(g, m);
     add_into(m, scaled(1 - o->beta1, g_m));     /* m += (1-b1)(g - m) */
+    nd_release(g_m);
     NdArray *g2 = nd_mul(g, g);
     NdArray *g2_v = nd_sub(g2, v);
-    add_into(v, scaled(1 - o->beta2, g2_v));    /* v += (1-b2)(g^2 - v) */
-    NdArray *step = scaled(adam_lr(o), m);      /* lr * m */
-    NdArray *root = nd_sqrt(v);
-    NdArray *den = plus(root, o->eps);
-    sub_into(DATA(p), nd_div(step, den));       /* / (sqrt(v) + eps) */
-    nd_release(den);
-    nd_release(root);
-    nd_release(step);
-    nd_release(g2_v);
     nd_release(g2);
-    nd_release(g_m);
+    add_into(v, scaled(1 - o->beta2, g2_v));    /* v += (1-b2)(g^2 - v) */
+    nd_release(g2_v);
+    NdArray *root = nd_sqrt(v);
+    NdArray *den = plus(root, o->eps);          /* sqrt(v) + eps */
+    nd_release(root);
+    NdArray *step = scaled(adam_lr(o), m);      /* lr * m */
+    sub_into(DATA(p), nd_div(step, den));       /* p -= step / den */
+    nd_release(step);
+    nd_release(den);
 }
 
 static const OptimizerClass adam_class = {
