@@ -148,8 +148,9 @@ static void allreduce(void *buffer, int64_t count, MpiHandle type)
     reduce_seconds += seconds_now() - start;
 }
 
-/* A parameter's gradient on the host: a new reference. */
-static NdArray *host_grad(Parameter *p)
+/* A parameter's gradient, borrowed, once checked: it must be there, and
+ * float32, the type that is sent. */
+static NdArray *grad_of(Parameter *p)
 {
     Variable *grad = p->variable.grad;
     if (!grad)
@@ -158,7 +159,7 @@ static NdArray *host_grad(Parameter *p)
     if (grad->data->dtype != ND_FLOAT32)
         nd_error("dist_allreduce_grads", "gradients of %s: only float32 "
                  "is sent", nd_dtype_name(grad->data->dtype));
-    return nd_to_device(grad->data, ND_CPU);
+    return grad->data;
 }
 
 void dist_allreduce_grads(Layer *model, double weight)
@@ -167,10 +168,8 @@ void dist_allreduce_grads(Layer *model, double weight)
         return;
     int64_t total = 0;
     ParamIter it = layer_params(model);
-    for (Parameter *p; (p = param_next(&it));) {
-        if (p->variable.grad)
-            total += p->variable.grad->data->size;
-    }
+    for (Parameter *p; (p = param_next(&it));)
+        total += grad_of(p)->size;
     float *packed = malloc((size_t)(total ? total : 1) * sizeof *packed);
     if (!packed)
         nd_error("dist_allreduce_grads", "out of memory for %lld "
@@ -178,7 +177,7 @@ void dist_allreduce_grads(Layer *model, double weight)
     int64_t at = 0;
     it = layer_params(model);
     for (Parameter *p; (p = param_next(&it));) {
-        NdArray *g = host_grad(p);
+        NdArray *g = nd_to_device(grad_of(p), ND_CPU);
         for (int64_t i = 0; i < g->size; i++)
             packed[at + i] = (float)(ND_DATA(g, float)[i] * weight);
         at += g->size;
