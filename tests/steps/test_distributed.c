@@ -12,12 +12,12 @@
  * or build/asan/step61 in the sanitizer build, whose LeakSanitizer is
  * told what Open MPI leaks by design (tests/openmpi.supp). */
 #include <sys/stat.h>
-#include <sys/wait.h>
 
 #include "step_under_test.h"
 #include "distributed.h"
 #include "mnist_tiny.h"
 #include "npz.h"
+#include "run_command.h"
 #include "scratch.h"
 #include "variant.h"
 
@@ -71,12 +71,7 @@ static int run(const char *extra, const char *command, char *out,
     char line[8192];
     snprintf(line, sizeof line, "timeout 120 env %s %s %s 2>&1",
              environment, extra, command);
-    FILE *pipe = popen(line, "r");
-    assert_non_null(pipe);
-    size_t len = fread(out, 1, size - 1, pipe);
-    out[len] = '\0';
-    int status = pclose(pipe);
-    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    int code = run_command(line, out, size);
     if (code == 124)
         fail_msg("%s hung: timeout stopped it after 120 s:\n%s", command,
                  out);

@@ -10,9 +10,9 @@
  * program is steps/step25/step25, or build/asan/step25 in the
  * sanitizer build, run in a scratch folder. Later steps write through
  * dezero/utils.c's write_text_file, which test_whole_files.c covers. */
-#include <sys/wait.h>
 
 #include "nd_test.h"
+#include "run_command.h"
 #include "scratch.h"
 #include "variant.h"
 
@@ -27,12 +27,7 @@ static int run_step25(const char *blocks, char *out, size_t out_size)
              "cd '%s' && trap '' XFSZ && ulimit -f %s && "
              "'%s/steps/step25/" VARIANT_FOLDER "step25' 2>&1",
              scratch, blocks, root);
-    FILE *pipe = popen(command, "r");
-    assert_non_null(pipe);
-    size_t len = fread(out, 1, out_size - 1, pipe);
-    out[len] = '\0';
-    int status = pclose(pipe);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return run_command(command, out, out_size);
 }
 
 static void test_a_full_disk_keeps_the_old_file(void **state)

@@ -3,10 +3,10 @@
 /* test_only_arrays.c - "only arrays are accepted" (step 09) is the
  * compiler's job in C: variable(1.0) must not compile. The test hands
  * the compiler a few lines that use the step's code that way. */
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "step_under_test.h"
+#include "run_command.h"
 
 /* Compiles source (types only, no object file) against the step's
  * main.c, with extra flags; returns the exit status and puts the
@@ -26,13 +26,9 @@ static int compile(const char *source, const char *flags, char *out,
     snprintf(command, sizeof command,
              "LC_ALL=C %s -std=gnu11 -fsyntax-only -Icommon "
              "-Isteps/step%02d %s -x c %s 2>&1", cc, STEP, flags, path);
-    FILE *pipe = popen(command, "r");
-    assert_non_null(pipe);
-    size_t len = fread(out, 1, size - 1, pipe);
-    out[len] = '\0';
-    int status = pclose(pipe);
+    int status = run_command(command, out, size);
     unlink(path);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return status;
 }
 
 static const char with_an_array[] =

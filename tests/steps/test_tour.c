@@ -8,9 +8,9 @@
  * exits 0. The arrays are shrunk (DEZERO_TOUR_SIZE=200) so that the run
  * under ASan stays short; a size that is not a number is refused with a
  * message naming the variable. */
-#include <sys/wait.h>
 
 #include "nd_test.h"
+#include "run_command.h"
 #include "variant.h"
 
 enum { SIDE = 200 };
@@ -23,12 +23,7 @@ static int run_tour(const char *size, char *out, size_t out_size)
     snprintf(command, sizeof command,
              "DEZERO_TOUR_SIZE='%s' steps/step%02d/" VARIANT_FOLDER
              "tour 2>&1", size, STEP);
-    FILE *pipe = popen(command, "r");
-    assert_non_null(pipe);
-    size_t len = fread(out, 1, out_size - 1, pipe);
-    out[len] = '\0';
-    int status = pclose(pipe);
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return run_command(command, out, out_size);
 }
 
 static void expect_line(const char *out, const char *line)
