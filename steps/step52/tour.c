@@ -8,11 +8,13 @@
  * half, saying why, and exits 0. It exits 1 when the device half
  * shows something other than what it says: a result that differs from
  * the host's, a device array that is not refused, a reduction that
- * leaves the device.
+ * leaves the device. Last, at the default sizes, it sets its times
+ * beside the figures of the CuPy walk-through it follows.
  *
  * DEZERO_TOUR_SIZE=N makes the arrays (N, N) and (2N, 2N) instead of
  * (2000, 2000) and (4000, 4000): the test suite's run under ASan takes
  * N = 200. */
+#include <inttypes.h>
 #include <math.h>
 #include <setjmp.h>
 #include <stdio.h>
@@ -44,6 +46,20 @@ static double now(void)
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
 }
+
+/* The seed's figures: the times the CuPy walk-through this tour follows
+ * printed for the same arrays, (2000, 2000) and (4000, 4000) random
+ * bytes as int64, on a machine of its own. */
+enum { SEED_SIZE = 2000 };          /* the side of its x1 */
+typedef struct SeedFigure {
+    const char *what;               /* its statement */
+    double seconds;                 /* what it took there */
+} SeedFigure;
+static const SeedFigure seed_copy[2] = {        /* x1, x2 */
+    {"cp.asarray(x1)", 7.54e-3}, {"cp.asarray(x2)", 17.7e-3},
+};
+static const SeedFigure seed_host_fftn = {"scipy fftn(x2)", 430e-3};
+static const SeedFigure seed_device_fftn = {"cupyx fftn(x2)", 344e-6};
 
 /* "cpu" or "cuda": where the elements of a are. */
 static const char *device_name(const NdArray *a)
@@ -126,8 +142,10 @@ static bool try_shuffle(NdArray *a)
 enum { ARRAYS = 2 };
 static const char *const names[ARRAYS] = {"x1", "x2"};
 
-/* Copies each array to the device: the time it takes and the speed. */
-static void tour_transfers(NdArray *const x[ARRAYS])
+/* Copies each array to the device: the time it takes, into copy_time,
+ * and the speed. */
+static void tour_transfers(NdArray *const x[ARRAYS],
+                           double copy_time[ARRAYS])
 {
     printf("\nTo the device, by nd_to_device(x, ND_CUDA) (the best of %d "
            "runs):\n", RUNS);
@@ -135,14 +153,17 @@ static void tour_transfers(NdArray *const x[ARRAYS])
         double t = best_time(to_device, x[i]);
         printf("  %s %10.3f ms %8.1f GB/s\n", names[i], t * 1e3,
                (double)nd_nbytes(x[i]) / t * 1e-9);
+        copy_time[i] = t;
     }
 }
 
-/* fftn of the device arrays d, timed, against the host's times and
- * results; false when a result differs from the host's. */
+/* fftn of the device arrays d, timed (into device_time), against the
+ * host's times and results; false when a result differs from the
+ * host's. */
 static bool tour_device_fftn(NdArray *const d[ARRAYS],
                              NdArray *const fx[ARRAYS],
-                             const double host_time[ARRAYS])
+                             const double host_time[ARRAYS],
+                             double device_time[ARRAYS])
 {
     printf("\nfftn on the device, by cuFFT through the same nd_fftn (the "
            "best of %d runs):\n", RUNS);
@@ -155,6 +176,7 @@ static bool tour_device_fftn(NdArray *const d[ARRAYS],
         printf("  %s %10.3f ms %7.1fx the host's speed; allclose to the "
                "host's: %s\n", names[i], t * 1e3, host_time[i] / t,
                close ? "yes" : "NO");
+        device_time[i] = t;
         all_close = all_close && close;
         nd_release(fd);
         nd_release(back);
@@ -198,6 +220,42 @@ static bool tour_reduction(NdArray *d)
     return on_device;
 }
 
+/* One line of the comparison with the seed: its figure, ours, and ours
+ * over its. */
+static void seed_row(const SeedFigure *seed, double ours)
+{
+    printf("  %-15s %9.3f ms   ours %9.3f ms %8.2fx\n", seed->what,
+           seed->seconds * 1e3, ours * 1e3, ours / seed->seconds);
+}
+
+/* Our times beside the seed's, where the arrays are the seed's: the host
+ * fftn of x2 always, the copies and the device fftn of x2 when the
+ * device half ran (device_time NULL when it did not). */
+static void tour_against_seed(int64_t n, const double host_time[ARRAYS],
+                              const double copy_time[ARRAYS],
+                              const double device_time[ARRAYS])
+{
+    if (n != SEED_SIZE) {
+        char text[128];
+        snprintf(text, sizeof text, "The seed's figures are for sides %d "
+                 "and %d; at side %" PRId64 " they are not compared.",
+                 SEED_SIZE, 2 * SEED_SIZE, n);
+        putchar('\n');
+        print_wrapped(0, text);
+        return;
+    }
+    printf("\nBeside the seed's figures (the CuPy walk-through this tour "
+           "follows, timed on\na machine of its own; ours over its):\n");
+    seed_row(&seed_host_fftn, host_time[1]);
+    if (!device_time) {
+        printf("  (the copies and cuFFT's fftn need the device half)\n");
+        return;
+    }
+    for (int i = 0; i < ARRAYS; i++)
+        seed_row(&seed_copy[i], copy_time[i]);
+    seed_row(&seed_device_fftn, device_time[1]);
+}
+
 int main(void)
 {
     int64_t n = tour_size();
@@ -229,10 +287,12 @@ int main(void)
         NdArray *d[ARRAYS];             // x's copies on the device
         for (int i = 0; i < ARRAYS; i++)
             d[i] = nd_to_device(x[i], ND_CUDA);
-        tour_transfers(x);
-        ok = tour_device_fftn(d, fx, host_time);
+        double copy_time[ARRAYS], device_time[ARRAYS];
+        tour_transfers(x, copy_time);
+        ok = tour_device_fftn(d, fx, host_time, device_time);
         ok = tour_refusal(d[0]) && ok;
         ok = tour_reduction(d[1]) && ok;
+        tour_against_seed(n, host_time, copy_time, device_time);
         for (int i = 0; i < ARRAYS; i++)
             nd_release(d[i]);
     } else {
@@ -241,6 +301,7 @@ int main(void)
                       "x1 and x2 to the device, fftn there by cuFFT, a "
                       "host-only routine refusing a device array, and a "
                       "reduction that stays on the device.");
+        tour_against_seed(n, host_time, NULL, NULL);
     }
     for (int i = 0; i < ARRAYS; i++) {
         nd_release(x[i]);
