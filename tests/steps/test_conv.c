@@ -289,6 +289,16 @@ static void test_conv2d_gradients(void **state)
                     1e-6);
     check_gradients("conv2d_simple stride 2, no bias",
                     conv_simple_s2_nobias, 2, arrays, 1e-6);
+    /* Two images: W's gradient sums over both, image by image at
+     * stride 1 (18 numbers a window, 25 windows an image) and in one
+     * product at stride 2 (18 against 9). */
+    NdArray *two[3] = {wave(ND_SHAPE(2, 2, 5, 5), 0.7, 0.3),
+                       nd_retain(arrays[1]), nd_retain(arrays[2])};
+    check_gradients("conv2d stride 1 pad 1, two images", conv_s1p1, 3, two,
+                    1e-6);
+    check_gradients("conv2d stride 2 pad 1, two images", conv_s2p1_nobias,
+                    2, two, 1e-6);
+    release_all(3, two);
     release_all(3, arrays);
 }
 
