@@ -1,12 +1,15 @@
 /* bench_gpu.c - `make bench-gpu`: what the GPU half costs and gains.
- * Host-to-device transfers of int64 arrays of 0..255 and the GB/s they
- * reach; fftn of those arrays with FFTW on the host and cuFFT on the
- * device (first call, with planning, and steady state apart), with the
- * speedup and whether the results agree; max on each; and matmul at
- * DeZero's MNIST sizes in float32 against cuBLAS called alone on the
- * same buffers; and the floor under a step-52 epoch, its products
- * alone (gpu-check sets step 52's epoch against it). Prints one table;
- * fails without a GPU. */
+ * Transfers of int64 arrays of 1 MB to 1 GB both ways through
+ * nd_to_device, in GB/s and against the link's ceiling measured in the
+ * same run (cudaMemcpy from and to pinned memory, the table's
+ * pinned_copy_time); fftn of 2000x2000 and 4000x4000 arrays of 0..255
+ * with FFTW on the host and cuFFT on the device (first call, with
+ * planning, and steady state apart), with the speedup and whether the
+ * results agree; max on each; matmul at DeZero's MNIST sizes in
+ * float32 against cuBLAS called alone on the same buffers; and the
+ * floor under a step-52 epoch, its products alone, which
+ * bench/train_gpu.sh and gpu-check set step 52's epoch against. Prints
+ * one table; fails without a GPU. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
@@ -80,25 +83,54 @@ static void row(const char *name, double host, double device,
 
 /* ------------------------------------------------------------ rows */
 
-static void bench_transfer(const NdArray *a, const char *size)
+/* Sizes of 1 MB to 1 GB, each way: nd_to_device, which makes the
+ * destination as cp.asarray and .get() do (a new host array is fresh
+ * memory, whose pages the kernel maps as they are first written), and
+ * the download alone into the host array the last one made; each as a
+ * fraction of cudaMemcpy's speed from and to pinned memory, the most
+ * the link gives, measured here for the same size. */
+static void bench_transfers(void)
 {
-    double bytes = (double)a->size * sizeof(int64_t), first, best;
-    NdArray *d = NULL, *back = NULL;
-    char name[64], notes[64];
-    TIME_FIRST_AND_BEST(first, best, 5,
-                        nd_release(d); d = nd_to_device(a, ND_CUDA));
-    snprintf(name, sizeof name, "to device, int64 %s", size);
-    snprintf(notes, sizeof notes, "%.1f GB/s (first call %.3f ms)",
-             bytes / best * 1e-9, first * 1e3);
-    row(name, 0, best, notes);
-    TIME_FIRST_AND_BEST(first, best, 5,
-                        nd_release(back); back = nd_to_device(d, ND_CPU));
-    snprintf(name, sizeof name, "to host, int64 %s", size);
-    snprintf(notes, sizeof notes, "%.1f GB/s%s", bytes / best * 1e-9,
-             nd_array_equal(a, back) ? "" : ", NOT EQUAL");
-    row(name, 0, best, notes);
-    nd_release(d);
-    nd_release(back);
+    static const int sizes_mb[] = {1, 4, 16, 64, 256, 1024};
+    printf("%-40s %10s %10s %8s  %s\n", "transfers", "", "", "",
+           gpu->transfer_path());
+    for (size_t i = 0; i < sizeof sizes_mb / sizeof sizes_mb[0]; i++) {
+        int mb = sizes_mb[i], repeat = mb >= 256 ? 3 : 5;
+        size_t bytes = (size_t)mb << 20;
+        NdArray *a = nd_random_randint(0, 256, ND_SHAPE((int64_t)bytes / 8));
+        NdArray *d = NULL, *back = NULL;
+        double first, up, down, reused, pinned_up, pinned_down;
+        TIME_FIRST_AND_BEST(first, up, repeat,
+                            nd_release(d); d = nd_to_device(a, ND_CUDA));
+        BEST_OF(down, repeat,
+                nd_release(back); back = nd_to_device(d, ND_CPU));
+        bool equal = nd_array_equal(a, back);
+        int failed = 0;
+        BEST_OF(reused, repeat,
+                failed |= gpu->download(back->data, d->data, bytes));
+        failed |= gpu->pinned_copy_time(bytes, true, repeat, &pinned_up);
+        failed |= gpu->pinned_copy_time(bytes, false, repeat, &pinned_down);
+        if (failed) {
+            fprintf(stderr, "bench-gpu: %s\n", gpu->last_error());
+            exit(1);
+        }
+        double gb = (double)bytes * 1e-9;
+        char name[64], notes[160];
+        snprintf(name, sizeof name, "to device, int64 %d MB", mb);
+        snprintf(notes, sizeof notes,
+                 "%.1f GB/s, %.2fx pinned's %.1f (first call %.3f ms)",
+                 gb / up, pinned_up / up, gb / pinned_up, first * 1e3);
+        row(name, 0, up, notes);
+        snprintf(name, sizeof name, "to host, int64 %d MB", mb);
+        snprintf(notes, sizeof notes,
+                 "%.1f GB/s, %.2fx pinned's %.1f; into a used array "
+                 "%.1f GB/s%s", gb / down, pinned_down / down,
+                 gb / pinned_down, gb / reused, equal ? "" : ", NOT EQUAL");
+        row(name, 0, down, notes);
+        nd_release(a);
+        nd_release(d);
+        nd_release(back);
+    }
 }
 
 static void bench_fftn(const NdArray *a, const char *size)
@@ -223,8 +255,7 @@ int main(void)
     NdArray *small = nd_random_randint(0, 256, ND_SHAPE(2000, 2000));
     NdArray *large = nd_random_randint(0, 256, ND_SHAPE(4000, 4000));
     header();
-    bench_transfer(small, "2000x2000");
-    bench_transfer(large, "4000x4000");
+    bench_transfers();
     bench_fftn(small, "2000x2000");
     bench_fftn(large, "4000x4000");
     bench_max(large, "4000x4000");

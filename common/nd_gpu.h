@@ -16,7 +16,7 @@ extern "C" {
 
 /* Bumped whenever the table below changes: a GPU library built from
  * other sources is refused instead of called through the wrong slots. */
-enum { ND_GPU_ABI_VERSION = 2 };
+enum { ND_GPU_ABI_VERSION = 3 };
 
 /* Why the GPU cannot be used, as the GPU library finds out. */
 typedef enum NdGpuInit {
@@ -116,7 +116,9 @@ typedef struct NdGpuBackend {
     /* Finds the driver and device 0; writes a one-line detail. */
     NdGpuInit (*init)(char *detail, size_t size);
 
-    /* Memory, through the caching pool; copies synchronise the host. */
+    /* Memory, through the caching pool. Copies run in order with the
+     * kernels (the default stream); upload and download return once the
+     * data has arrived, large ones staged through pinned memory. */
     void *(*alloc)(size_t bytes);
     void (*free)(void *ptr);
     int (*upload)(void *dst, const void *src, size_t bytes);
@@ -179,6 +181,16 @@ typedef struct NdGpuBackend {
      * adds them. Both float32 or float64, shaped as g says. */
     int (*im2col)(NdArray *col, const NdArray *img, const NdConvGeometry *g);
     int (*col2im)(NdArray *img, const NdArray *col, const NdConvGeometry *g);
+
+    /* Version 3 appends these two; the entries above are unchanged.
+     * The best of repeat cudaMemcpy calls of bytes from or to pinned
+     * (cudaMallocHost) memory, after one not counted, into *seconds:
+     * the link's ceiling, which upload and download are measured
+     * against (bench/bench_gpu.c). */
+    int (*pinned_copy_time)(size_t bytes, bool to_device, int repeat,
+                            double *seconds);
+    /* One line saying how upload and download move their bytes. */
+    const char *(*transfer_path)(void);
 } NdGpuBackend;
 
 /* The one symbol libnd_cuda.so exports. */

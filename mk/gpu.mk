@@ -1,7 +1,8 @@
 # gpu.mk - the GPU half on its own, run from the top as `make test-gpu`
 # (its test cases alone, tests/common/test_gpu.c --gpu-only),
-# `make bench-gpu` (bench/bench_gpu.c) and `make gpu-check` (all of the
-# GPU half in one visit to a GPU machine, mk/gpu_check.sh). Each fails,
+# `make bench-gpu` (bench/bench_gpu.c's table, its fftn against CuPy's,
+# bench/fft_gpu.sh, then the training section, bench/train_gpu.sh) and `make gpu-check` (all of the GPU
+# half in one visit to a GPU machine, mk/gpu_check.sh). Each fails,
 # saying why, on a machine without a GPU.
 include mk/flags.mk
 
@@ -12,8 +13,14 @@ BENCH := bench/build/bench_gpu
 test: $(TEST)
 	@./$(TEST) --gpu-only
 
+# bench_gpu goes first: without a GPU it stops there, saying why, before
+# step 52 is built; its table is kept for train_gpu.sh's GEMM floor.
+BENCH_TABLE := bench/build/bench_gpu.txt
 bench: $(BENCH)
-	@./$(BENCH)
+	@bash -c 'set -o pipefail; ./$(BENCH) | tee $(BENCH_TABLE)'
+	@bench/fft_gpu.sh $(BENCH_TABLE)
+	@$(MAKE) --no-print-directory -f mk/gpu.mk bench-programs
+	@bench/train_gpu.sh $(VARIANT) $(BENCH_TABLE)
 
 $(TEST): tests/common/test_gpu.c $(LIBND)
 	@mkdir -p $(dir $@)
@@ -85,4 +92,7 @@ $(MNIST_TINY): tests/mnist_tiny.c tests/mnist_tiny.h
 	$(CC) $(CFLAGS) -Itests $< -lz -o $@
 # endregion
 
-.PHONY: test bench check check-programs step52 step60 examples FORCE
+# What bench/train_gpu.sh runs: step 52, and the synthetic digits.
+bench-programs: step52 $(MNIST_TINY)
+
+.PHONY: test bench bench-programs check check-programs step52 step60 examples FORCE

@@ -10,7 +10,8 @@
 #       it, otherwise on synthetic digits of MNIST's shapes
 #       (tests/mnist_tiny.c, as bench/train.sh does)
 #   (d) step 52's tour of device arrays   steps/step52/tour
-#   (e) make bench-gpu               bench/build/bench_gpu
+#   (e) make bench-gpu's table       bench/build/bench_gpu (its training
+#       section, bench/train_gpu.sh, is (c) set against (e)'s floor)
 #   (f) the PTX path                 (a) again with CUDA_FORCE_PTX_JIT=1:
 #       the driver compiles the library's PTX instead of loading its
 #       machine code, as on a GPU newer than the library knows

@@ -69,6 +69,7 @@ static void version_text(char *buf, size_t size, int version)
  * program never freed stay allocated, as a leak checker should see. */
 static void release_at_exit()
 {
+    release_staging();
     release_plans();
     release_blas();
     pool_close();
@@ -142,6 +143,8 @@ static const NdGpuBackend table = {
     fft,
     im2col,
     col2im,
+    pinned_copy_time,
+    transfer_path,
 };
 
 } // namespace ndg

@@ -1,8 +1,9 @@
 /* fft.cu - np.fft.fftn, ifftn, rfftn and irfftn through cuFFT, in
  * double precision as NumPy computes them. cuFFT transforms at most
  * three axes per plan, so longer shapes go three axes at a time from
- * the end. Plans are cached by layout, as CuPy's plan cache does: a
- * training loop makes each plan once. */
+ * the end, the first step from the input straight into the output.
+ * Plans are cached by layout, as CuPy's plan cache does: a training
+ * loop makes each plan once. */
 #include <cufft.h>
 
 #include <vector>
@@ -215,12 +216,24 @@ static int normalise(void *data, int64_t doubles, int64_t size)
 
 /* ------------------------------------------------------------ entry */
 
+/* The first plan (the last three axes, or fewer) reads in and writes
+ * out; the axes before, if any, are transformed in place in out. Not a
+ * copy of in into out and the plan in place: that was a pass over the
+ * array more than CuPy makes (0.66 ms against its 0.59 for 4000x4000
+ * on an H200). cuFFT leaves the input of an out-of-place complex
+ * transform as it was (only complex-to-real ones may overwrite it), and
+ * in may be the caller's own array; a plan serves both placements. */
 static int complex_fft(NdArray *out, const NdArray *in, int direction)
 {
-    int status = copy(out->data, in->data, (size_t)out->size * sizeof(c128));
+    int ndim = out->ndim, lo = ndim > 3 ? ndim - 3 : 0;
+    if (ndim == 0)              /* no axis: the value itself */
+        return copy(out->data, in->data, sizeof(c128));
+    int status = transform(CUFFT_Z2Z, direction, out->data, sizeof(c128),
+                           in->data, sizeof(c128), out->shape, in->shape,
+                           ndim, lo, ndim);
     if (status == 0)
-        status = c2c_leading((c128 *)out->data, out->shape, out->ndim,
-                             out->ndim, direction);
+        status = c2c_leading((c128 *)out->data, out->shape, ndim, lo,
+                             direction);
     if (status == 0 && direction == CUFFT_INVERSE)
         status = normalise(out->data, 2 * out->size, out->size);
     return status;

@@ -36,13 +36,18 @@ void pool_free(void *ptr);
 void pool_stats(NdGpuPoolStats *stats);
 int pool_trim();
 /* At exit (backend.cu): the pool's cached blocks, the cuBLAS handle and
- * its workspace, and the cached cuFFT plans go back to the driver, so
+ * its workspace, the cached cuFFT plans and the pinned staging buffers
+ * of transfer.cu go back to the driver, so
  * that a program that used the GPU leaves nothing allocated. */
 void pool_close();
 void release_blas();
 void release_plans();
+void release_staging();
 int upload(void *dst, const void *src, size_t bytes);
 int download(void *dst, const void *src, size_t bytes);
+int pinned_copy_time(size_t bytes, bool to_device, int repeat,
+                     double *seconds);
+const char *transfer_path();
 int copy(void *dst, const void *src, size_t bytes);
 int synchronize();
 int fill(NdArray *out, double value);

@@ -1,7 +1,8 @@
 /* memory.cu - device memory through a caching pool, as CuPy's
  * MemoryPool: a freed block is kept, by its rounded size, for the next
  * allocation of that size, so a training loop that allocates the same
- * shapes every iteration stops calling cudaMalloc after the first. */
+ * shapes every iteration stops calling cudaMalloc after the first; and
+ * copies on the device. Copies to and from the host: transfer.cu. */
 #include <mutex>
 #include <unordered_map>
 #include <vector>
@@ -123,24 +124,10 @@ void pool_close()
 
 /* ------------------------------------------------------------ copies */
 
-/* Copies on the default stream, after the kernels queued before them;
- * to and from the host they return once the data has arrived. */
-int upload(void *dst, const void *src, size_t bytes)
-{
-    if (bytes == 0)
-        return 0;
-    return check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
-                 "cudaMemcpy to the device");
-}
-
-int download(void *dst, const void *src, size_t bytes)
-{
-    if (bytes == 0)
-        return 0;
-    return check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost),
-                 "cudaMemcpy to the host");
-}
-
+/* On the default stream, after the kernels queued before it. A block
+ * the pool hands out again is only ever used on that stream too, so
+ * its new user runs after its old one without a wait (CuPy's pool
+ * relies on the same order). */
 int copy(void *dst, const void *src, size_t bytes)
 {
     if (bytes == 0)

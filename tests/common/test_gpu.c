@@ -566,6 +566,36 @@ static void test_transfer_round_trip(void **state)
     }
 }
 
+/* Arrays of 8 MB and more move through pinned staging buffers of 4 MB
+ * (common/cuda/transfer.cu), shared among threads: sizes on each side
+ * of that threshold, an exact number of chunks, a last chunk of a few
+ * bytes, and more chunks than threads, uneven among them. A kernel
+ * between the two copies must see the whole upload, and the download
+ * the kernel's whole result. */
+static void test_large_transfers(void **state)
+{
+    NdDevice device = device_of(state);
+    static const int64_t sizes[] = {
+        (8 << 20) - 1, 8 << 20, (8 << 20) + 1, (4 << 20) * 17 + 12345,
+    };
+    for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {
+        NdArray *bytes = nd_empty(ND_UINT8, 1, &sizes[s]);
+        uint8_t *b = ND_DATA(bytes, uint8_t);
+        for (int64_t i = 0; i < bytes->size; i++)
+            b[i] = (uint8_t)((uint64_t)i * 2654435761u >> 11);
+        NdArray *d = on(device, bytes);
+        expect_close(device, nd_copy(bytes), d, 0, 0);
+        int64_t n = sizes[s] / 8 + 3;           /* int64: 8 bytes each */
+        NdArray *ints = nd_empty(ND_INT64, 1, &n);
+        int64_t *v = ND_DATA(ints, int64_t);
+        for (int64_t i = 0; i < n; i++)
+            v[i] = i * 40503 - (i >> 7);
+        NdArray *di = on(device, ints);
+        expect_close(device, nd_neg(ints), nd_neg(di), 0, 0);
+        RELEASE(bytes, ints, di);
+    }
+}
+
 /* nd_get_flat, nd_item: one value back, synchronised; nd_set_flat. */
 static void test_elements(void **state)
 {
@@ -1224,6 +1254,15 @@ static void test_fft(void **state)
                     EXPECT_BOTH(device, call_irfftn, SUM_ULPS, f);
                 nd_release(f);
             }
+            if (dtypes[k] == ND_COMPLEX128 && a->ndim > 0 && a->size > 0) {
+                /* A device array of the transform's own dtype is read
+                 * by cuFFT as it is, not copied: it must come out as it
+                 * went in. (The shapes left out are refused.) */
+                NdArray *d = on(device, a);
+                for (int t = 0; t < 2; t++)
+                    nd_release(transforms[t](d));
+                expect_close(device, nd_copy(a), d, 0, 0);
+            }
             int64_t m = a->ndim > 0 ? a->shape[a->ndim - 1] : 0;
             if (dtypes[k] == ND_COMPLEX128 && m >= 2) {
                 /* A spectrum no real signal has: its zero-frequency and
@@ -1380,17 +1419,16 @@ static void test_memory_pool_reuses_blocks(void **state)
 static const NdDevice on_cuda = ND_CUDA;
 
 #define ALL_BODIES(X) \
-    X(transfer_round_trip), X(elements), X(filled_like), X(astype), \
-    X(astype_out_of_range), X(in_place), X(add), X(sub), X(mul), X(div), \
-    X(pow), X(maximum), X(minimum), X(equal), X(not_equal), X(less), \
+    X(transfer_round_trip), X(large_transfers), X(elements), X(filled_like), \
+    X(astype), X(astype_out_of_range), X(in_place), X(add), X(sub), X(mul), \
+    X(div), X(pow), X(maximum), X(minimum), X(equal), X(not_equal), X(less), \
     X(less_equal), X(greater), X(greater_equal), X(nan_and_infinity), \
     X(neg), X(exp), X(log), X(sin), X(cos), X(tanh), X(sqrt), X(abs), \
     X(where), X(clip), X(comparing_arrays), X(sum), X(mean), X(max), X(min), \
     X(reductions_with_nan), X(column_reductions), X(argmax), \
     X(reshape_and_views), X(transpose), X(broadcast_and_sum_to), \
     X(concatenate_and_stack), X(matmul), X(matmul_many_rows), X(matmul_t), \
-    X(getitem), X(add_at), X(fft), X(im2col_and_col2im), X(random), \
-    X(print)
+    X(getitem), X(add_at), X(fft), X(im2col_and_col2im), X(random), X(print)
 /* After each CUDA case: wait for the device, so that a kernel that
  * faulted fails its own case (launches block too, see main). */
 static int synchronize_after(void **state)
