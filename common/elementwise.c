@@ -425,11 +425,8 @@ static void update_in_place(const char *name, BinaryOp op, BinaryFn fn,
             return;
     }
     NdArray *result = fn(dst, v);      /* dst's shape */
-    if (dst->device == ND_CUDA)
-        nd_gpu_copyto(name, dst, result);
-    else
-        nd_cast_buffer(dst->data, dst->dtype, result->data, result->dtype,
-                       dst->size);
+    const NdDeviceOps *ops = nd_device_ops(dst->device);
+    nd_device_status(ops, name, ops->cast(dst, result));
     nd_release(result);
 }
 

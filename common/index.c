@@ -720,7 +720,8 @@ static void gpu_add_at(NdArray *dst, int n, const NdIndex *index,
     NdArray *h = nd_to_device(dst, ND_CPU);
     NdArray *hv = nd_to_device(values, ND_CPU);
     nd_add_at(h, n, on_host, hv);
-    nd_gpu_check(op, nd_gpu()->upload(dst->data, h->data, nd_nbytes(h)));
+    const NdDeviceOps *ops = nd_device_ops(dst->device);
+    nd_device_status(ops, op, ops->upload(dst->data, h->data, nd_nbytes(h)));
     for (int d = 0; d < n; d++)
         if (index[d].kind == ND_INDEX_ARRAY)
             nd_release((NdArray *)on_host[d].array);
