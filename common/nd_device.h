@@ -75,4 +75,13 @@ static inline const NdGpuBackend *nd_kernels(NdDevice device)
     return nd_device_ops(device)->kernels;
 }
 
+/* Stops with op's name and device's reason unless status, what one of
+ * its kernels returned, is 0. */
+static inline void nd_device_check(const char *op, NdDevice device,
+                                   int status)
+{
+    if (status != 0)
+        nd_device_ops(device)->check(op, status);
+}
+
 #endif /* ND_DEVICE_H */
