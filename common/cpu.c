@@ -142,21 +142,18 @@ static size_t block_size(size_t bytes)
  * cpu_check's message. */
 static _Thread_local size_t failed_bytes;
 
-static int cpu_alloc(void **data, size_t bytes)
+static void *cpu_alloc(size_t bytes)
 {
     size_t rounded = block_size(bytes);
     void *block = cached_block(rounded);
-    if (!block) {
-        block = aligned_alloc(64, rounded);
-        if (block)
-            advise_huge_pages(block, bytes);
-    }
-    *data = block;
-    if (!block) {
+    if (block)
+        return block;
+    block = aligned_alloc(64, rounded);
+    if (block)
+        advise_huge_pages(block, bytes);
+    else
         failed_bytes = bytes;
-        return -1;
-    }
-    return 0;
+    return block;
 }
 
 static void cpu_free(void *data, size_t bytes)

@@ -26,12 +26,6 @@ static char reason[320] = "GPU library not built";
  * kernels, and the few host-side entries below. */
 static NdDeviceOps device;
 
-static int cuda_alloc(void **data, size_t bytes)
-{
-    *data = backend->alloc(bytes);
-    return *data ? 0 : -1;
-}
-
 static void cuda_free(void *data, size_t bytes)
 {
     (void)bytes;
@@ -183,7 +177,7 @@ static void load(void)
         return;
     backend = table;
     device = (NdDeviceOps){
-        .alloc = cuda_alloc,
+        .alloc = table->alloc,
         .free = cuda_free,
         .upload = table->upload,
         .download = table->download,

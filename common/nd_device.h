@@ -15,8 +15,9 @@
  * Arrays given to an entry are on its device, their shapes and dtypes
  * checked by the caller. */
 typedef struct NdDeviceOps {
-    /* Memory for bytes bytes (size elements of a dtype) into *data. */
-    int (*alloc)(void **data, size_t bytes);
+    /* Memory for bytes bytes (size elements of a dtype), or NULL, and
+     * then check(op, -1) says why. */
+    void *(*alloc)(size_t bytes);
     /* Gives back alloc's memory; bytes as alloc was asked for. */
     void (*free)(void *data, size_t bytes);
     /* Copies of bytes from the host into this device's memory, and

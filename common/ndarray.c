@@ -125,8 +125,9 @@ static NdArray *new_array(const char *op, NdDevice device, NdDtype dtype,
     for (int d = 0; d < ndim; d++)
         size *= shape[d];
     size_t bytes = (size_t)size * nd_dtype_size(dtype);
-    void *data;
-    nd_device_status(ops, op, ops->alloc(&data, bytes));
+    void *data = ops->alloc(bytes);
+    if (!data)
+        ops->check(op, -1);
     NdArray *a = new_header();
     if (!a) {
         ops->free(data, bytes);
