@@ -399,9 +399,10 @@ static NdArray *transform(const char *op, const NdConvGeometry *g,
     NdArray *out = nd_empty_on(device, in->dtype, ndim, shape);
     if (out->size == 0)
         return out;
-    if (device == ND_CUDA)
-        nd_gpu_check(op, backward ? nd_gpu()->col2im(out, in, g)
-                                  : nd_gpu()->im2col(out, in, g));
+    const NdGpuBackend *kernels = nd_kernels(device);
+    if (kernels)
+        nd_device_check(op, device, backward ? kernels->col2im(out, in, g)
+                                             : kernels->im2col(out, in, g));
     else
         run_batch(g, backward, out, in, backward ? in->size : out->size);
     return out;

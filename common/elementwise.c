@@ -276,7 +276,7 @@ static void run_broadcast(BinaryKernel kernel, NdArray *out,
  * minimum is brought back. */
 static bool has_negative(const NdArray *b)
 {
-    if (b->device == ND_CUDA) {
+    if (b->device != ND_CPU) {
         if (b->dtype != ND_INT64 || b->size == 0)
             return false;
         NdArray *least = nd_min(b, ND_ALL_AXES, false);
@@ -312,8 +312,10 @@ static NdArray *binary(const char *name, BinaryOp op, const NdArray *a,
     NdArray *cb = nd_as_dtype(b, dtype);
     NdArray *out = nd_empty_on(device, is_comparison(op) ? ND_BOOL : dtype,
                                ndim, shape);
-    if (out->size > 0 && device == ND_CUDA)
-        nd_gpu_check(name, nd_gpu()->binary((NdGpuBinary)op, out, ca, cb));
+    const NdGpuBackend *kernels = nd_kernels(device);
+    if (out->size > 0 && kernels)
+        nd_device_check(name, device,
+                        kernels->binary((NdGpuBinary)op, out, ca, cb));
     else if (out->size > 0)
         run_broadcast(kernel, out, ca, cb);
     nd_release(ca);
@@ -425,11 +427,8 @@ static void update_in_place(const char *name, BinaryOp op, BinaryFn fn,
             return;
     }
     NdArray *result = fn(dst, v);      /* dst's shape */
-    if (dst->device == ND_CUDA)
-        nd_gpu_copyto(name, dst, result);
-    else
-        nd_cast_buffer(dst->data, dst->dtype, result->data, result->dtype,
-                       dst->size);
+    const NdDeviceOps *ops = nd_device_ops(dst->device);
+    nd_device_status(ops, name, ops->cast(dst, result));
     nd_release(result);
 }
 
@@ -720,8 +719,10 @@ static NdArray *unary(const UnarySpec *spec, const NdArray *a)
     NdArray *in = nd_as_dtype(a, dtype);
     NdArray *out = nd_empty_on(device, unary_out_dtype(spec, dtype), a->ndim,
                                a->shape);
-    if (device == ND_CUDA)
-        nd_gpu_check(spec->name, nd_gpu()->unary(spec->gpu_op, out, in));
+    const NdGpuBackend *kernels = nd_kernels(device);
+    if (kernels)
+        nd_device_check(spec->name, device,
+                        kernels->unary(spec->gpu_op, out, in));
     else
         run_unary(spec, kernel, out, in);
     nd_release(in);
@@ -804,8 +805,9 @@ NdArray *nd_where(const NdArray *cond, const NdArray *a, const NdArray *b)
     NdArray *c = nd_as_dtype(cond, ND_BOOL);
     NdArray *ca = nd_as_dtype(a, dtype), *cb = nd_as_dtype(b, dtype);
     NdArray *out = nd_empty_on(device, dtype, ndim, shape);
-    if (device == ND_CUDA)
-        nd_gpu_check(name, nd_gpu()->where(out, c, ca, cb));
+    const NdGpuBackend *kernels = nd_kernels(device);
+    if (kernels)
+        nd_device_check(name, device, kernels->where(out, c, ca, cb));
     else if (flat_operand(c, out) && flat_operand(ca, out) &&
              flat_operand(cb, out))
         select_flat(out, c, ca, cb);
@@ -835,8 +837,9 @@ NdArray *nd_clip(const NdArray *a, double lo, double hi)
         nd_error("nd_clip", "not supported for the dtype %s",
                  nd_dtype_name(a->dtype));
     NdArray *out = nd_empty_on(device, a->dtype, a->ndim, a->shape);
-    if (device == ND_CUDA) {
-        nd_gpu_check("nd_clip", nd_gpu()->clip(out, a, lo, hi));
+    const NdGpuBackend *kernels = nd_kernels(device);
+    if (kernels) {
+        nd_device_check("nd_clip", device, kernels->clip(out, a, lo, hi));
     } else if (a->dtype == ND_FLOAT64) {
         CLIP_LOOP(double);
     } else if (a->dtype == ND_FLOAT32) {

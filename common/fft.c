@@ -386,10 +386,10 @@ static NdArray *gpu_transform(const char *op, NdGpuFft kind,
                               NdDtype out_dtype, const int64_t *shape)
 {
     NdArray *in = nd_as_dtype(a, in_dtype);
-    NdArray *out = nd_empty_on(ND_CUDA, out_dtype, a->ndim, shape);
-    int status = nd_gpu()->fft(kind, out, in);
+    NdArray *out = nd_empty_on(a->device, out_dtype, a->ndim, shape);
+    int status = nd_kernels(a->device)->fft(kind, out, in);
     nd_release(in);
-    nd_gpu_check(op, status);
+    nd_device_check(op, a->device, status);
     return out;
 }
 
@@ -401,7 +401,7 @@ static NdArray *half_spectrum(const char *op, const NdArray *a)
         shape[d] = a->shape[d];
     int64_t n = a->shape[a->ndim - 1], h = n / 2 + 1;
     shape[a->ndim - 1] = h;
-    if (a->device == ND_CUDA)
+    if (nd_kernels(a->device))
         return gpu_transform(op, ND_GPU_RFFT, a, ND_FLOAT64, ND_COMPLEX128,
                              shape);
     NdArray *out = nd_empty(ND_COMPLEX128, a->ndim, shape);
@@ -450,7 +450,7 @@ static NdArray *any_transform(const char *op, const NdArray *a,
     if (a->ndim == 0)       /* no axis to transform: the value itself */
         return nd_astype(a, ND_COMPLEX128);
     check_axes(op, a->ndim, a->shape);
-    if (a->device == ND_CUDA)
+    if (nd_kernels(a->device))
         return gpu_transform(op, inverse ? ND_GPU_IFFT : ND_GPU_FFT, a,
                              ND_COMPLEX128, ND_COMPLEX128, a->shape);
     if (nd_dtype_is_complex(a->dtype))
@@ -502,7 +502,7 @@ NdArray *nd_irfftn(const NdArray *a, int64_t n)
         shape[d] = a->shape[d];
     shape[last] = n;
     check_axes("nd_irfftn", a->ndim, shape);
-    if (a->device == ND_CUDA)
+    if (nd_kernels(a->device))
         return gpu_transform("nd_irfftn", ND_GPU_IRFFT, a, ND_COMPLEX128,
                              ND_FLOAT64, shape);
     int64_t h = a->shape[last];

@@ -1,7 +1,7 @@
 /* gpu.c - opens the GPU half (libnd_cuda.so) with dlopen on first use,
  * the C twin of `try: import cupy`, and keeps a one-line reason when it
- * cannot; then gives the CPU half device arrays and checked calls into
- * the GPU library's table. */
+ * cannot; then makes the GPU's device table (nd_device.h) from the GPU
+ * library's, and gives checked calls into it. */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +19,44 @@
 static const NdGpuBackend *backend;     /* NULL while the GPU is off */
 static bool tried;
 static char reason[320] = "GPU library not built";
+
+/* ------------------------------------------------------------ the table */
+
+/* The GPU as a device (nd_device.h): the library's memory, copies and
+ * kernels, and the few host-side entries below. */
+static NdDeviceOps device;
+
+static void cuda_free(void *data, size_t bytes)
+{
+    (void)bytes;
+    backend->free(data);
+}
+
+/* Room for one element of any dtype. */
+typedef union Element {
+    double complex z;
+    unsigned char bytes[16];
+} Element;
+
+/* One element copied, synchronising the host. */
+static int cuda_get(const NdArray *a, int64_t i, double *value)
+{
+    size_t size = nd_dtype_size(a->dtype);
+    Element e;
+    int status = backend->download(
+        e.bytes, (const char *)a->data + (size_t)i * size, size);
+    *value = status == 0 ? nd_load(e.bytes, a->dtype, 0) : 0;
+    return status;
+}
+
+static int cuda_set(NdArray *a, int64_t i, double value)
+{
+    size_t size = nd_dtype_size(a->dtype);
+    Element e;
+    nd_store(e.bytes, a->dtype, 0, value);
+    return backend->upload((char *)a->data + (size_t)i * size, e.bytes,
+                           size);
+}
 
 /* ------------------------------------------------------------ loading */
 
@@ -135,8 +173,22 @@ static void load(void)
     char detail[256];
     NdGpuInit init = table->init(detail, sizeof detail);
     explain(init, detail);
-    if (init == ND_GPU_READY)
-        backend = table;
+    if (init != ND_GPU_READY)
+        return;
+    backend = table;
+    device = (NdDeviceOps){
+        .alloc = table->alloc,
+        .free = cuda_free,
+        .upload = table->upload,
+        .download = table->download,
+        .fill = table->fill,
+        .cast = table->cast,
+        .get = cuda_get,
+        .set = cuda_set,
+        .allclose = table->allclose,
+        .check = nd_gpu_check,
+        .kernels = table,
+    };
 }
 
 const NdGpuBackend *nd_gpu(void)
@@ -166,156 +218,7 @@ void nd_gpu_check(const char *op, int status)
         nd_error(op, "on the GPU: %s", backend->last_error());
 }
 
-/* ------------------------------------------------------------ arrays */
-
-NdArray *nd_gpu_empty(const char *op, NdDtype dtype, int ndim,
-                      const int64_t *shape)
+const NdDeviceOps *nd_cuda_device(void)
 {
-    const NdGpuBackend *gpu = nd_gpu_require(op);
-    nd_check_shape(op, ndim, shape);
-    NdArray *a = calloc(1, sizeof *a);
-    if (!a)
-        nd_error(op, "out of memory");
-    a->dtype = dtype;
-    a->device = ND_CUDA;
-    a->ndim = ndim;
-    a->size = 1;
-    for (int d = 0; d < ndim; d++) {
-        a->shape[d] = shape[d];
-        a->size *= shape[d];
-    }
-    a->data = gpu->alloc((size_t)a->size * nd_dtype_size(dtype));
-    if (!a->data) {
-        free(a);
-        nd_error(op, "on the GPU: %s", gpu->last_error());
-    }
-    a->refcount = 1;
-    return a;
-}
-
-void nd_gpu_free(NdArray *a)
-{
-    if (backend)
-        backend->free(a->data);
-}
-
-NdArray *nd_gpu_upload(const char *op, const NdArray *host)
-{
-    NdArray *a = nd_gpu_empty(op, host->dtype, host->ndim, host->shape);
-    int status = backend->upload(a->data, host->data,
-                                 (size_t)a->size * nd_dtype_size(a->dtype));
-    if (status != 0)
-        nd_release(a);
-    nd_gpu_check(op, status);
-    return a;
-}
-
-NdArray *nd_gpu_download(const char *op, const NdArray *device)
-{
-    const NdGpuBackend *gpu = nd_gpu_require(op);
-    NdArray *a = nd_empty(device->dtype, device->ndim, device->shape);
-    int status = gpu->download(a->data, device->data,
-                               (size_t)a->size * nd_dtype_size(a->dtype));
-    if (status != 0)
-        nd_release(a);
-    nd_gpu_check(op, status);
-    return a;
-}
-
-NdArray *nd_gpu_full(const char *op, NdDtype dtype, int ndim,
-                     const int64_t *shape, double value)
-{
-    NdArray *a = nd_gpu_empty(op, dtype, ndim, shape);
-    nd_gpu_check(op, backend->fill(a, value));
-    return a;
-}
-
-NdArray *nd_gpu_astype(const char *op, const NdArray *a, NdDtype dtype)
-{
-    NdArray *out = nd_gpu_empty(op, dtype, a->ndim, a->shape);
-    nd_gpu_check(op, backend->cast(out, a));
-    return out;
-}
-
-void nd_gpu_copyto(const char *op, NdArray *dst, const NdArray *src)
-{
-    nd_gpu_check(op, nd_gpu_require(op)->cast(dst, src));
-}
-
-/* ------------------------------------------------------------ elements */
-
-/* Room for one element of any dtype. */
-typedef union Element {
-    double complex z;
-    unsigned char bytes[16];
-} Element;
-
-double nd_gpu_get(const char *op, const NdArray *a, int64_t i)
-{
-    size_t size = nd_dtype_size(a->dtype);
-    Element e;
-    nd_gpu_check(op, nd_gpu_require(op)->download(
-                         e.bytes, (const char *)a->data + (size_t)i * size,
-                         size));
-    return nd_load(e.bytes, a->dtype, 0);
-}
-
-void nd_gpu_set(const char *op, NdArray *a, int64_t i, double value)
-{
-    size_t size = nd_dtype_size(a->dtype);
-    Element e;
-    nd_store(e.bytes, a->dtype, 0, value);
-    nd_gpu_check(op, nd_gpu_require(op)->upload(
-                         (char *)a->data + (size_t)i * size, e.bytes, size));
-}
-
-bool nd_gpu_allclose(const char *op, const NdArray *a, const NdArray *b,
-                     double rtol, double atol)
-{
-    bool close = false;
-    nd_gpu_check(op, nd_gpu_require(op)->allclose(a, b, rtol, atol, &close));
-    return close;
-}
-
-/* ------------------------------------------------------------ copies */
-
-/* The element strides of a C-order array of shape. */
-static void contiguous_strides(int ndim, const int64_t *shape,
-                               int64_t *strides)
-{
-    int64_t stride = 1;
-    for (int d = ndim - 1; d >= 0; d--) {
-        strides[d] = stride;
-        stride *= shape[d];
-    }
-}
-
-void nd_gpu_gather(const char *op, NdArray *out, const NdArray *in,
-                   const int64_t *strides)
-{
-    int64_t out_strides[ND_MAX_DIMS];
-    contiguous_strides(out->ndim, out->shape, out_strides);
-    nd_gpu_check(op, nd_gpu_require(op)->copy_strided(
-                         out->data, out_strides, in->data, strides,
-                         out->ndim, out->shape, nd_dtype_size(out->dtype)));
-}
-
-void nd_gpu_join(const char *op, NdArray *out, int n,
-                 NdArray *const *arrays, int64_t outer)
-{
-    const NdGpuBackend *gpu = nd_gpu_require(op);
-    size_t elsize = nd_dtype_size(out->dtype);
-    int64_t row = out->size / outer, at = 0;    /* out as (outer, row) */
-    for (int i = 0; i < n; i++) {
-        NdArray *a = nd_as_dtype(arrays[i], out->dtype);
-        int64_t chunk = a->size / outer;        /* a as (outer, chunk) */
-        const int64_t shape[2] = {outer, chunk};
-        const int64_t dst_strides[2] = {row, 1}, src_strides[2] = {chunk, 1};
-        int status = gpu->copy_strided((char *)out->data + at * elsize,
-                                       dst_strides, a->data, src_strides,
-                                       2, shape, elsize);
-        nd_release(a);
-        nd_gpu_check(op, status);
-        at += chunk;
-    }
+    return nd_gpu() ? &device : NULL;
 }

@@ -115,7 +115,7 @@ static void check_in_bounds(const char *op, int64_t i, int axis,
  * loops the compiler can vectorise (index checks are on the hot path). */
 static void index_range(const NdArray *x, int64_t *lowest, int64_t *highest)
 {
-    if (x->device == ND_CUDA && x->size > 0) {  /* two values back */
+    if (x->device != ND_CPU && x->size > 0) {   /* two values back */
         NdArray *least = nd_min(x, ND_ALL_AXES, false);
         NdArray *most = nd_max(x, ND_ALL_AXES, false);
         *lowest = (int64_t)nd_item(least);
@@ -157,7 +157,7 @@ static void check_index_array(const char *op, const NdArray *x, int axis,
     if (lowest >= -size && highest < size)
         return;
     /* Name the first culprit, read from a host copy of a device array. */
-    NdArray *host = x->device == ND_CUDA ? nd_to_device(x, ND_CPU) : NULL;
+    NdArray *host = x->device != ND_CPU ? nd_to_device(x, ND_CPU) : NULL;
     const void *data = host ? host->data : x->data;
     int64_t culprit = 0;
     for (int64_t i = 0; i < x->size; i++) {
@@ -533,9 +533,9 @@ static void gpu_gather(const char *op, NdArray *out, const NdArray *a,
     NdArray *ints[ND_MAX_DIMS];
     NdGpuIndexPlan g = gpu_plan(plan, ints);
     NdGpuIndexError err;
-    int status = nd_gpu()->gather(out, a, &g, &err);
+    int status = nd_kernels(a->device)->gather(out, a, &g, &err);
     release_ints(plan, ints);
-    nd_gpu_check(op, status);
+    nd_device_check(op, a->device, status);
     check_gpu_indices(op, &err);
 }
 
@@ -571,7 +571,7 @@ NdArray *nd_getitem(const NdArray *a, int n, const NdIndex *index)
     NdDevice device = check_devices("nd_getitem", a, NULL, n, index);
     IndexPlan plan;
     make_plan("nd_getitem", a, n, index, &plan);
-    if (device == ND_CUDA) {
+    if (nd_kernels(device)) {
         NdArray *out = nd_empty_on(device, a->dtype, plan.ndim, plan.shape);
         gpu_gather("nd_getitem", out, a, &plan);
         return out;
@@ -704,10 +704,10 @@ static void gpu_add_at(NdArray *dst, int n, const NdIndex *index,
         NdArray *ints[ND_MAX_DIMS], *v = nd_as_dtype(values, dtype);
         NdGpuIndexPlan g = gpu_plan(plan, ints);
         NdGpuIndexError err;
-        int status = nd_gpu()->scatter_add(dst, v, &g, &err);
+        int status = nd_kernels(dst->device)->scatter_add(dst, v, &g, &err);
         release_ints(plan, ints);
         nd_release(v);
-        nd_gpu_check(op, status);
+        nd_device_check(op, dst->device, status);
         check_gpu_indices(op, &err);
         return;
     }
@@ -720,7 +720,8 @@ static void gpu_add_at(NdArray *dst, int n, const NdIndex *index,
     NdArray *h = nd_to_device(dst, ND_CPU);
     NdArray *hv = nd_to_device(values, ND_CPU);
     nd_add_at(h, n, on_host, hv);
-    nd_gpu_check(op, nd_gpu()->upload(dst->data, h->data, nd_nbytes(h)));
+    const NdDeviceOps *ops = nd_device_ops(dst->device);
+    nd_device_status(ops, op, ops->upload(dst->data, h->data, nd_nbytes(h)));
     for (int d = 0; d < n; d++)
         if (index[d].kind == ND_INDEX_ARRAY)
             nd_release((NdArray *)on_host[d].array);
@@ -738,7 +739,7 @@ void nd_add_at(NdArray *dst, int n, const NdIndex *index,
     /* The addition runs in the dtype NumPy's ufunc picks for dst and
      * values (value-based for a 0-d values), then casts back. */
     NdDtype dtype = nd_result_dtype(dst, values);
-    if (device == ND_CUDA) {
+    if (nd_kernels(device)) {
         gpu_add_at(dst, n, index, values, &plan, dtype);
         return;
     }

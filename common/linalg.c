@@ -384,13 +384,15 @@ static NdArray *gpu_product(const char *name, const NdArray *a,
     bool exact = !nd_dtype_is_float(dtype) && !nd_dtype_is_complex(dtype);
     NdDtype work = exact ? ND_INT64 : dtype;
     NdArray *ca = nd_as_dtype(a, work), *cb = nd_as_dtype(b, work);
-    NdArray *out = nd_empty_on(ND_CUDA, work, ndim, shape);
+    NdArray *out = nd_empty_on(a->device, work, ndim, shape);
     NdArray ma = as_matrix(ca, true), mb = as_matrix(cb, false);
     NdArray mc = *out;                  /* (rows of op(a), cols of op(b)) */
     mc.ndim = 2;
     mc.shape[0] = trans_a ? ma.shape[1] : ma.shape[0];
     mc.shape[1] = trans_b ? mb.shape[0] : mb.shape[1];
-    nd_gpu_check(name, nd_gpu()->gemm(&mc, &ma, trans_a, &mb, trans_b));
+    nd_device_check(name, a->device,
+                    nd_kernels(a->device)->gemm(&mc, &ma, trans_a, &mb,
+                                                trans_b));
     nd_release(ca);
     nd_release(cb);
     return as_result(out, dtype);
@@ -413,7 +415,7 @@ static NdArray *product(const char *name, const NdArray *a, bool trans_a,
         shape[ndim++] = oa.rows;
     if (b->ndim == 2)
         shape[ndim++] = ob.cols;
-    if (a->device == ND_CUDA) {         /* cuBLAS takes ints too */
+    if (nd_kernels(a->device)) {        /* cuBLAS takes ints too */
         check_blas_limits(name, &oa, &ob);
         return gpu_product(name, a, trans_a, b, trans_b, dtype, ndim,
                            shape);
@@ -475,9 +477,10 @@ static NdArray *stacked_product(const char *name, const NdArray *a,
     for (int64_t s = 0; s < stack; s++) {
         NdArray ma = stack_matrix(ca, s), mb = stack_matrix(cb, s);
         NdArray mc = stack_matrix(out, s);
-        if (a->device == ND_CUDA) {
-            nd_gpu_check(name, nd_gpu()->gemm(&mc, &ma, trans_a, &mb,
-                                              trans_b));
+        const NdGpuBackend *kernels = nd_kernels(a->device);
+        if (kernels) {
+            nd_device_check(name, a->device,
+                            kernels->gemm(&mc, &ma, trans_a, &mb, trans_b));
             continue;
         }
         oa = operand(&ma, trans_a, true);

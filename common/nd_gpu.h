@@ -274,7 +274,8 @@ nd_conv_cover(int64_t x, int64_t k, int64_t s, int64_t p, int64_t n,
 /* ------------------------------------------------------------ loader */
 
 #ifndef __CUDACC__
-/* What the CPU half uses (gpu.c): the loader and checked calls. */
+/* What the CPU half uses (gpu.c): the loader and checked calls. The
+ * GPU's device table, made from this one, is in nd_device.h. */
 
 /* The GPU library's table once it is loaded and a device found, else
  * NULL. Loads it on the first call. */
@@ -286,38 +287,6 @@ const NdGpuBackend *nd_gpu_require(const char *op);
 /* Stops with op's name and the GPU library's message unless status
  * is 0 (the return value of a table entry). */
 void nd_gpu_check(const char *op, int status);
-
-/* A device array of the given shape, its memory from the pool. */
-NdArray *nd_gpu_empty(const char *op, NdDtype dtype, int ndim,
-                      const int64_t *shape);
-/* Its memory back to the pool (nd_release, through nd_device_free). */
-void nd_gpu_free(NdArray *a);
-/* cp.asarray and cp.asnumpy: a copy on the device of a host array, and
- * a copy on the host of a device array. */
-NdArray *nd_gpu_upload(const char *op, const NdArray *host);
-NdArray *nd_gpu_download(const char *op, const NdArray *device);
-
-/* The device twins of nd_full, nd_astype and nd_copyto. */
-NdArray *nd_gpu_full(const char *op, NdDtype dtype, int ndim,
-                     const int64_t *shape, double value);
-NdArray *nd_gpu_astype(const char *op, const NdArray *a, NdDtype dtype);
-void nd_gpu_copyto(const char *op, NdArray *dst, const NdArray *src);
-/* nd_get_flat and nd_set_flat of a device array: one element copied,
- * synchronising the host. */
-double nd_gpu_get(const char *op, const NdArray *a, int64_t i);
-void nd_gpu_set(const char *op, NdArray *a, int64_t i, double value);
-/* np.allclose of two device arrays (their shapes broadcast). */
-bool nd_gpu_allclose(const char *op, const NdArray *a, const NdArray *b,
-                     double rtol, double atol);
-/* out (C order) = in read through strides: strides[d] is the element
- * stride in in of out's axis d (0 repeats, as broadcast_to does). */
-void nd_gpu_gather(const char *op, NdArray *out, const NdArray *in,
-                   const int64_t *strides);
-/* out, read as (outer, rest), = the arrays side by side, each read as
- * (outer, its size / outer) and cast to out's dtype: concatenate and
- * stack. */
-void nd_gpu_join(const char *op, NdArray *out, int n,
-                 NdArray *const *arrays, int64_t outer);
 #endif
 
 #ifdef __cplusplus

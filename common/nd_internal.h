@@ -2,8 +2,8 @@
  * them uses: allocation, checks that report through nd_error, element
  * conversion between dtypes, the broadcast of two shapes, files written
  * under a temporary name, file text escaped for messages, threads for
- * large operations, and (from nd_gpu.h) the GPU half that operations on
- * device arrays call. */
+ * large operations, and (from nd_device.h) each device's table, whose
+ * kernels operations on device arrays call. */
 #ifndef ND_INTERNAL_H
 #define ND_INTERNAL_H
 
@@ -11,6 +11,7 @@
 
 #include "nd.h"
 #include "nd_broadcast.h"
+#include "nd_device.h"
 #include "nd_gpu.h"
 
 /* Room for a shape written as "(2,3)" or "(2, 3)". */
@@ -42,8 +43,13 @@ int nd_normalize_axis(const char *op, int axis, int ndim);
  * support is off, and returns their common device. */
 void nd_require_cpu(const char *op, const NdArray *a);
 NdDevice nd_same_device(const char *op, int n, const NdArray *const *arrays);
-/* Frees the device memory of a device array (called by nd_release). */
-void nd_device_free(NdArray *a);
+/* A new header over a's data with another shape of the same size (the
+ * views of shape.c). The view keeps the owner of the data alive (a
+ * itself, or a's own base). */
+NdArray *nd_view(const char *op, const NdArray *a, int ndim,
+                 const int64_t *shape);
+/* "cpu" or "cuda", as messages name a device. */
+const char *nd_device_name(NdDevice device);
 
 /* Elements as double / double complex, whatever the dtype. */
 double nd_load(const void *data, NdDtype dtype, int64_t i);

@@ -738,7 +738,7 @@ static char *printed_from_host(char *(*print)(const NdArray *),
 
 char *nd_str(const NdArray *a)
 {
-    if (nd_same_device("nd_str", 1, &a) == ND_CUDA)
+    if (nd_same_device("nd_str", 1, &a) != ND_CPU)
         return printed_from_host(nd_str, a);
     Text t = {.op = "nd_str"};
     if (a->ndim == 0)
@@ -760,7 +760,7 @@ static bool dtype_is_implied(NdDtype dtype)
 
 char *nd_repr(const NdArray *a)
 {
-    if (nd_same_device("nd_repr", 1, &a) == ND_CUDA)
+    if (nd_same_device("nd_repr", 1, &a) != ND_CPU)
         return printed_from_host(nd_repr, a);
     static const char prefix[] = "array(";
     int prefix_length = (int)strlen(prefix);

@@ -405,9 +405,10 @@ static NdArray *reduce(const char *op, const Reduction *r, NdGpuReduce gpu_op,
                  "no identity", r->numpy_name);
     NdArray *in = nd_as_dtype(a, dtype);
     NdArray *out = nd_empty_on(device, dtype, ndim, shape);
-    if (device == ND_CUDA) {
-        nd_gpu_check(op, nd_gpu()->reduce(gpu_op, out, in,
-                                          axis_bits(reduced)));
+    const NdGpuBackend *kernels = nd_kernels(device);
+    if (kernels) {
+        nd_device_check(op, device, kernels->reduce(gpu_op, out, in,
+                                                    axis_bits(reduced)));
         nd_release(in);
         return out;
     }
@@ -543,8 +544,9 @@ NdArray *nd_argmax(const NdArray *a, int axis)
         if (a->size == 0)
             nd_error(op, "attempt to get argmax of an empty sequence");
         NdArray *out = nd_empty_on(device, ND_INT64, 0, NULL);
-        if (device == ND_CUDA)
-            nd_gpu_check(op, nd_gpu()->argmax(out, a, -1));
+        const NdGpuBackend *kernels = nd_kernels(device);
+        if (kernels)
+            nd_device_check(op, device, kernels->argmax(out, a, -1));
         else
             kernel(out->data, a->data, 1, a->size, 1);
         return out;
@@ -565,8 +567,9 @@ NdArray *nd_argmax(const NdArray *a, int axis)
         nd_error(op, "attempt to get argmax of an empty sequence "
                  "(axis %d has size 0)", axis);
     NdArray *out = nd_empty_on(device, ND_INT64, ndim, shape);
-    if (device == ND_CUDA)
-        nd_gpu_check(op, nd_gpu()->argmax(out, a, ax));
+    const NdGpuBackend *kernels = nd_kernels(device);
+    if (kernels)
+        nd_device_check(op, device, kernels->argmax(out, a, ax));
     else
         kernel(out->data, a->data, outer, n, inner);
     return out;

@@ -1,7 +1,7 @@
 /* shape.c - operations on the shape of an array: views that share its
  * data (reshape, expand_dims, squeeze) and copies that move elements
  * (transpose, broadcast_to, sum_to, flatten, concatenate, stack). The
- * views work alike on both devices; the GPU half does a device array's
+ * views work alike on every device; a device's kernels do its arrays'
  * copies. */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -10,26 +10,6 @@
 #include "nd_internal.h"
 
 /* ------------------------------------------------------------ helpers */
-
-/* A new header over a's data with another shape of the same size. The
- * view keeps the owner of the data alive (a itself, or a's own base). */
-static NdArray *make_view(const char *op, const NdArray *a, int ndim,
-                          const int64_t *shape)
-{
-    NdArray *view = calloc(1, sizeof *view);
-    if (!view)
-        nd_error(op, "out of memory");
-    view->dtype = a->dtype;
-    view->device = a->device;
-    view->ndim = ndim;
-    for (int d = 0; d < ndim; d++)
-        view->shape[d] = shape[d];
-    view->size = a->size;
-    view->data = a->data;
-    view->base = nd_retain(a->base ? a->base : (NdArray *)a);
-    view->refcount = 1;
-    return view;
-}
 
 /* dst[i] = src[i * stride] for i < n, elements of elsize bytes (a stride
  * of 0 repeats one element). */
@@ -74,6 +54,56 @@ static void gather(NdArray *out, const NdArray *in, const int64_t *strides)
             offset -= strides[d] * out->shape[d];
             index[d] = 0;
         }
+    }
+}
+
+/* ------------------------------------------------------------ on a device */
+
+/* The element strides of a C-order array of shape. */
+static void contiguous_strides(int ndim, const int64_t *shape,
+                               int64_t *strides)
+{
+    int64_t stride = 1;
+    for (int d = ndim - 1; d >= 0; d--) {
+        strides[d] = stride;
+        stride *= shape[d];
+    }
+}
+
+/* gather of device arrays, by the device's kernels. */
+static void device_gather(const char *op, const NdGpuBackend *kernels,
+                          NdArray *out, const NdArray *in,
+                          const int64_t *strides)
+{
+    int64_t out_strides[ND_MAX_DIMS];
+    contiguous_strides(out->ndim, out->shape, out_strides);
+    nd_device_ops(out->device)->check(
+        op, kernels->copy_strided(out->data, out_strides, in->data, strides,
+                                  out->ndim, out->shape,
+                                  nd_dtype_size(out->dtype)));
+}
+
+/* out, read as (outer, rest), = the arrays side by side, each read as
+ * (outer, its size / outer) and cast to out's dtype (concatenate and
+ * stack), by the device's kernels. */
+static void device_join(const char *op, const NdGpuBackend *kernels,
+                        NdArray *out, int n, NdArray *const *arrays,
+                        int64_t outer)
+{
+    const NdDeviceOps *ops = nd_device_ops(out->device);
+    size_t elsize = nd_dtype_size(out->dtype);
+    int64_t row = out->size / outer, at = 0;    /* out as (outer, row) */
+    for (int i = 0; i < n; i++) {
+        NdArray *a = nd_as_dtype(arrays[i], out->dtype);
+        int64_t chunk = a->size / outer;        /* a as (outer, chunk) */
+        const int64_t shape[2] = {outer, chunk};
+        const int64_t dst_strides[2] = {row, 1}, src_strides[2] = {chunk, 1};
+        int status = kernels->copy_strided((char *)out->data + at * elsize,
+                                           dst_strides, a->data, src_strides,
+                                           2, shape, elsize);
+        nd_release(a);
+        nd_device_status(ops, op, status);
+        at += chunk;
     }
 }
 
@@ -141,7 +171,7 @@ NdArray *nd_reshape(const NdArray *a, int ndim, const int64_t *shape)
     else if (unknown >= 0 || known != a->size)
         nd_error(op, "cannot reshape array of size %" PRId64 " into shape "
                  "%s", a->size, nd_format_shape(text, ndim, shape, false));
-    return make_view(op, a, ndim, resolved);
+    return nd_view(op, a, ndim, resolved);
 }
 
 NdArray *nd_expand_dims(const NdArray *a, int axis)
@@ -155,7 +185,7 @@ NdArray *nd_expand_dims(const NdArray *a, int axis)
     int64_t shape[ND_MAX_DIMS];
     for (int d = 0, k = 0; d <= a->ndim; d++)
         shape[d] = d == ax ? 1 : a->shape[k++];
-    return make_view(op, a, a->ndim + 1, shape);
+    return nd_view(op, a, a->ndim + 1, shape);
 }
 
 NdArray *nd_squeeze(const NdArray *a, int naxes, const int *axes)
@@ -179,20 +209,18 @@ NdArray *nd_squeeze(const NdArray *a, int naxes, const int *axes)
                      "size not equal to one (axis %d has size %" PRId64
                      ")", d, a->shape[d]);
     }
-    return make_view(op, a, ndim, shape);
+    return nd_view(op, a, ndim, shape);
 }
 
 /* ------------------------------------------------------------ copies */
 
 NdArray *nd_flatten(const NdArray *a)
 {
-    if (nd_same_device("nd_flatten", 1, &a) == ND_CUDA) {
-        NdArray flat = *a;              /* a's header, shape (size,) */
-        flat.ndim = 1;
-        flat.shape[0] = a->size;
-        return nd_gpu_astype("nd_flatten", &flat, a->dtype);
-    }
-    return nd_from_buffer(a->dtype, 1, &a->size, a->data);
+    nd_same_device("nd_flatten", 1, &a);
+    NdArray flat = *a;                  /* a's header, shape (size,) */
+    flat.ndim = 1;
+    flat.shape[0] = a->size;
+    return nd_copy(&flat);
 }
 
 /* Square tiles keep both the rows read and the rows written in cache. */
@@ -251,8 +279,9 @@ NdArray *nd_transpose(const NdArray *a, int naxes, const int *axes)
     NdArray *out = nd_empty_on(device, a->dtype, a->ndim, shape);
     if (out->size == 0)
         return out;
-    if (device == ND_CUDA)
-        nd_gpu_gather(op, out, a, strides);
+    const NdGpuBackend *kernels = nd_kernels(device);
+    if (kernels)
+        device_gather(op, kernels, out, a, strides);
     else if (a->ndim == 2 && perm[0] == 1)
         transpose_2d(out, a);
     else
@@ -287,8 +316,9 @@ NdArray *nd_broadcast_to(const NdArray *a, int ndim, const int64_t *shape)
     NdArray *out = nd_empty_on(device, a->dtype, ndim, shape);
     int64_t strides[ND_MAX_DIMS];       /* 0 along broadcast axes */
     nd_broadcast_strides(ndim, shape, a->ndim, a->shape, strides);
-    if (out->size > 0 && device == ND_CUDA)
-        nd_gpu_gather(op, out, a, strides);
+    const NdGpuBackend *kernels = nd_kernels(device);
+    if (out->size > 0 && kernels)
+        device_gather(op, kernels, out, a, strides);
     else if (out->size > 0)
         gather(out, a, strides);
     return out;
@@ -333,8 +363,9 @@ NdArray *nd_sum_to(const NdArray *a, int ndim, const int64_t *shape)
 static void join_chunks(const char *op, NdArray *out, int n,
                         NdArray *const *arrays, int64_t outer)
 {
-    if (out->device == ND_CUDA) {
-        nd_gpu_join(op, out, n, arrays, outer);
+    const NdGpuBackend *kernels = nd_kernels(out->device);
+    if (kernels) {
+        device_join(op, kernels, out, n, arrays, outer);
         return;
     }
     size_t out_elsize = nd_dtype_size(out->dtype);
