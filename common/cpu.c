@@ -228,26 +228,12 @@ static bool is_finite(double complex z)
     return isfinite(creal(z)) && isfinite(cimag(z));
 }
 
-/* The broadcast shape of a and b, which the caller has checked: writes
- * shape and returns its ndim. */
-static int broadcast_shape(const NdArray *a, const NdArray *b,
-                           int64_t *shape)
-{
-    int ndim = a->ndim > b->ndim ? a->ndim : b->ndim;
-    for (int d = 0; d < ndim; d++) {
-        int ka = d - (ndim - a->ndim), kb = d - (ndim - b->ndim);
-        int64_t ea = ka >= 0 ? a->shape[ka] : 1;
-        int64_t eb = kb >= 0 ? b->shape[kb] : 1;
-        shape[d] = ea == 1 ? eb : ea;
-    }
-    return ndim;
-}
-
 static int cpu_allclose(const NdArray *a, const NdArray *b, double rtol,
                         double atol, bool *result)
 {
     int64_t shape[ND_MAX_DIMS];
-    int ndim = broadcast_shape(a, b, shape);
+    int ndim = nd_broadcast_shape(a->ndim, a->shape, b->ndim, b->shape,
+                                  shape);
     int64_t sa[ND_MAX_DIMS], sb[ND_MAX_DIMS], size = 1;
     nd_broadcast_strides(ndim, shape, a->ndim, a->shape, sa);
     nd_broadcast_strides(ndim, shape, b->ndim, b->shape, sb);

@@ -31,6 +31,25 @@ nd_broadcast_strides(int out_ndim, const int64_t *out_shape, int in_ndim,
     (void)out_shape;    /* implied by out_ndim: kept for readability */
 }
 
+/* NumPy's broadcast shape of a[a_ndim] and b[b_ndim], into out: returns
+ * its ndim (the larger of the two), or -1 when an axis of one is
+ * neither 1 nor the other's. */
+ND_HOST_DEVICE static inline int
+nd_broadcast_shape(int a_ndim, const int64_t *a, int b_ndim,
+                   const int64_t *b, int64_t *out)
+{
+    int ndim = a_ndim > b_ndim ? a_ndim : b_ndim;
+    for (int d = 0; d < ndim; d++) {
+        int ka = d - (ndim - a_ndim), kb = d - (ndim - b_ndim);
+        int64_t ea = ka >= 0 ? a[ka] : 1;
+        int64_t eb = kb >= 0 ? b[kb] : 1;
+        if (ea != eb && ea != 1 && eb != 1)
+            return -1;
+        out[d] = ea == 1 ? eb : ea;
+    }
+    return ndim;
+}
+
 /* Offset into an operand of the output element at flat index i. */
 ND_HOST_DEVICE static inline int64_t
 nd_broadcast_offset(int64_t i, int ndim, const int64_t *shape,

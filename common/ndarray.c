@@ -500,18 +500,13 @@ void nd_copyto(NdArray *dst, const NdArray *src)
 int nd_broadcast_shapes(const char *op, const NdArray *a, const NdArray *b,
                         int64_t *out_shape)
 {
-    int ndim = a->ndim > b->ndim ? a->ndim : b->ndim;
-    for (int d = 0; d < ndim; d++) {
-        int ka = d - (ndim - a->ndim), kb = d - (ndim - b->ndim);
-        int64_t ea = ka >= 0 ? a->shape[ka] : 1;
-        int64_t eb = kb >= 0 ? b->shape[kb] : 1;
-        if (ea != eb && ea != 1 && eb != 1) {
-            char sa[ND_SHAPE_TEXT], sb[ND_SHAPE_TEXT];
-            nd_error(op, "operands could not be broadcast together with "
-                     "shapes %s %s", nd_shape_text(sa, a),
-                     nd_shape_text(sb, b));
-        }
-        out_shape[d] = ea == 1 ? eb : ea;
+    int ndim = nd_broadcast_shape(a->ndim, a->shape, b->ndim, b->shape,
+                                  out_shape);
+    if (ndim < 0) {
+        char sa[ND_SHAPE_TEXT], sb[ND_SHAPE_TEXT];
+        nd_error(op, "operands could not be broadcast together with "
+                 "shapes %s %s", nd_shape_text(sa, a),
+                 nd_shape_text(sb, b));
     }
     return ndim;
 }

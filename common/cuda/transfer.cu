@@ -290,30 +290,31 @@ static int staged(void *dst, const void *src, size_t bytes, bool to_device)
 /* Both return once the data has arrived: on the device (an upload), in
  * the host's memory (a download); both start after the kernels queued
  * before them. */
-int upload(void *dst, const void *src, size_t bytes)
+static int host_copy(void *dst, const void *src, size_t bytes,
+                     bool to_device)
 {
     if (bytes == 0)
         return 0;
     if (bytes >= kStagedFrom) {
-        int status = staged(dst, src, bytes, true);
-        if (status != 1)
+        int status = staged(dst, src, bytes, to_device);
+        if (status != 1)            /* 1: not staged, copy it plainly */
             return status;
     }
-    return check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
-                 "cudaMemcpy to the device");
+    if (to_device)
+        return check(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice),
+                     "cudaMemcpy to the device");
+    return check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost),
+                 "cudaMemcpy to the host");
+}
+
+int upload(void *dst, const void *src, size_t bytes)
+{
+    return host_copy(dst, src, bytes, true);
 }
 
 int download(void *dst, const void *src, size_t bytes)
 {
-    if (bytes == 0)
-        return 0;
-    if (bytes >= kStagedFrom) {
-        int status = staged(dst, src, bytes, false);
-        if (status != 1)
-            return status;
-    }
-    return check(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost),
-                 "cudaMemcpy to the host");
+    return host_copy(dst, src, bytes, false);
 }
 
 const char *transfer_path()
