@@ -290,6 +290,21 @@ static bool has_negative(const NdArray *b)
     return false;
 }
 
+/* out = a OP b, a and b of one dtype broadcast to out's shape, on
+ * their device: its kernel where it has one, else the CPU's loop. out
+ * may be a itself, as an in-place update has it (each element is read
+ * before it is written). */
+static void run_binary(const char *name, NdGpuBinary op,
+                       BinaryKernel kernel, NdArray *out, const NdArray *a,
+                       const NdArray *b)
+{
+    const NdGpuBackend *kernels = nd_kernels(out->device);
+    if (kernels)
+        nd_device_check(name, out->device, kernels->binary(op, out, a, b));
+    else
+        run_broadcast(kernel, out, a, b);
+}
+
 static NdArray *binary(const char *name, BinaryOp op, const NdArray *a,
                        const NdArray *b)
 {
@@ -312,12 +327,8 @@ static NdArray *binary(const char *name, BinaryOp op, const NdArray *a,
     NdArray *cb = nd_as_dtype(b, dtype);
     NdArray *out = nd_empty_on(device, is_comparison(op) ? ND_BOOL : dtype,
                                ndim, shape);
-    const NdGpuBackend *kernels = nd_kernels(device);
-    if (out->size > 0 && kernels)
-        nd_device_check(name, device,
-                        kernels->binary((NdGpuBinary)op, out, ca, cb));
-    else if (out->size > 0)
-        run_broadcast(kernel, out, ca, cb);
+    if (out->size > 0)
+        run_binary(name, (NdGpuBinary)op, kernel, out, ca, cb);
     nd_release(ca);
     nd_release(cb);
     return out;
@@ -417,11 +428,11 @@ static void update_in_place(const char *name, BinaryOp op, BinaryFn fn,
     if (!same_kind_allows(dtype, dst))
         same_kind_error(name, dtype, dst);
     BinaryKernel kernel = binary_kernels[op][dtype];
-    if (dst->device == ND_CPU && dtype == dst->dtype && kernel) {
+    if (dtype == dst->dtype && kernel) {
         NdArray *cv = nd_as_dtype(v, dtype);
         bool in_place = !overlaps(dst, cv);
         if (in_place && dst->size > 0)
-            run_broadcast(kernel, dst, dst, cv);
+            run_binary(name, (NdGpuBinary)op, kernel, dst, dst, cv);
         nd_release(cv);
         if (in_place)
             return;
@@ -463,14 +474,14 @@ void nd_imul(NdArray *dst, const NdArray *v)
 SCALED_SUB_KERNEL(scaled_sub_f32, float)
 SCALED_SUB_KERNEL(scaled_sub_f64, double)
 
-/* Whether dst -= a * v can skip the product's array: CPU arrays of one
+/* Whether dst -= a * v can skip the product's array: arrays of one
  * float dtype and one shape, which the product a * v keeps (a 0-d a
- * takes v's float dtype), and v all of dst or apart from it. */
+ * takes v's float dtype), and v all of dst or apart from it. (The
+ * caller has checked that they are on one device.) */
 static bool scaled_sub_in_one_pass(const NdArray *dst, const NdArray *a,
                                    const NdArray *v)
 {
-    if (dst->device != ND_CPU || v->device != ND_CPU ||
-        dst->dtype != v->dtype || nd_result_dtype(a, v) != v->dtype ||
+    if (dst->dtype != v->dtype || nd_result_dtype(a, v) != v->dtype ||
         (v->dtype != ND_FLOAT32 && v->dtype != ND_FLOAT64) ||
         dst->ndim != v->ndim || overlaps(dst, v))
         return false;
@@ -481,8 +492,9 @@ static bool scaled_sub_in_one_pass(const NdArray *dst, const NdArray *a,
 }
 
 /* The checks come before anything is allocated, or before what was is
- * released, so that an error leaves nothing behind. On the GPU, the two
- * operations, with a moved there. */
+ * released, so that an error leaves nothing behind. On the GPU, one
+ * kernel with a passed by value, or else the two operations, with a
+ * moved there. */
 void nd_isub_scaled(NdArray *dst, double a, const NdArray *v)
 {
     const char *name = "nd_isub_scaled";
@@ -491,9 +503,13 @@ void nd_isub_scaled(NdArray *dst, double a, const NdArray *v)
     NdArray scale = {.dtype = ND_FLOAT64, .device = ND_CPU, .ndim = 0,
                      .size = 1, .data = &a, .refcount = 1};
     if (scaled_sub_in_one_pass(dst, &scale, v)) {
-        if (v->dtype == ND_FLOAT32)
+        const NdGpuBackend *kernels = nd_kernels(dst->device);
+        if (kernels && dst->size > 0)
+            nd_device_check(name, dst->device,
+                            kernels->scaled_sub(dst, a, v));
+        else if (!kernels && v->dtype == ND_FLOAT32)
             scaled_sub_f32(dst->data, v->data, (float)a, v->size);
-        else
+        else if (!kernels)
             scaled_sub_f64(dst->data, v->data, a, v->size);
         return;
     }

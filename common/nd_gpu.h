@@ -16,7 +16,7 @@ extern "C" {
 
 /* Bumped whenever the table below changes: a GPU library built from
  * other sources is refused instead of called through the wrong slots. */
-enum { ND_GPU_ABI_VERSION = 3 };
+enum { ND_GPU_ABI_VERSION = 4 };
 
 /* Why the GPU cannot be used, as the GPU library finds out. */
 typedef enum NdGpuInit {
@@ -191,6 +191,11 @@ typedef struct NdGpuBackend {
                             double *seconds);
     /* One line saying how upload and download move their bytes. */
     const char *(*transfer_path)(void);
+
+    /* Version 4 appends this one. dst -= a * v for dst and v of one
+     * size and float dtype, a converted to it: SGD's update in one
+     * kernel (nd_isub_scaled), a passed by value. */
+    int (*scaled_sub)(NdArray *dst, double a, const NdArray *v);
 } NdGpuBackend;
 
 /* The one symbol libnd_cuda.so exports. */

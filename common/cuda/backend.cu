@@ -145,6 +145,7 @@ static const NdGpuBackend table = {
     col2im,
     pinned_copy_time,
     transfer_path,
+    scaled_sub,
 };
 
 } // namespace ndg

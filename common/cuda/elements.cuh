@@ -93,6 +93,17 @@ __host__ __device__ inline BinaryOut<OP, T> binary_element(T x, T y)
     }
 }
 
+/* One element of SGD's update, d -= a * v, for a float type T: the
+ * product rounded to T before the subtraction, as NumPy rounds the
+ * result of each of its two ufuncs (the kernels are compiled with
+ * --fmad=false, so no fused multiply-add skips that rounding). */
+template <class T>
+__host__ __device__ inline T scaled_sub_element(T d, T a, T v)
+{
+    T step = a * v;
+    return d - step;
+}
+
 /* ------------------------------------------------------------ unary */
 
 template <int OP, class T> constexpr bool unary_supported()

@@ -179,6 +179,30 @@ int binary(NdGpuBinary op, NdArray *out, const NdArray *a, const NdArray *b)
     return fail("unknown binary operation %d", (int)op);
 }
 
+/* dst -= a * v over equal-sized float arrays, a converted to their type
+ * once, on the host, and passed by value: SGD's update of a parameter in
+ * one kernel, with no 0-d array uploaded for a. v may be dst itself. */
+template <class T>
+__global__ void scaled_sub_kernel(T *dst, T a, const T *v, int64_t n)
+{
+    ND_GPU_FOR(i, n)
+        dst[i] = scaled_sub_element<T>(dst[i], a, v[i]);
+}
+
+int scaled_sub(NdArray *dst, double a, const NdArray *v)
+{
+    if (dst->dtype == ND_FLOAT32)
+        return launch("scaled_sub", scaled_sub_kernel<float>, dst->size,
+                      (float *)dst->data, (float)a, (const float *)v->data,
+                      dst->size);
+    if (dst->dtype == ND_FLOAT64)
+        return launch("scaled_sub", scaled_sub_kernel<double>, dst->size,
+                      (double *)dst->data, a, (const double *)v->data,
+                      dst->size);
+    return fail("scaled_sub: not supported for the dtype %s",
+                dtype_name(dst->dtype));
+}
+
 /* ------------------------------------------------------------ unary */
 
 template <int OP, class T, class Out>

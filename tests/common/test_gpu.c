@@ -671,8 +671,10 @@ static void test_astype_out_of_range(void **state)
     }
 }
 
-/* copyto broadcasts and casts; the in-place updates go through it, and
- * nd_isub_scaled through them. */
+/* copyto broadcasts and casts; the in-place updates write into dst with
+ * the binary kernels, and nd_isub_scaled either through them or, for
+ * operands of one shape and float dtype (SGD's), in one kernel, float32
+ * and float64. */
 static void test_in_place(void **state)
 {
     NdDevice device = device_of(state);
@@ -693,6 +695,18 @@ static void test_in_place(void **state)
     nd_isub_scaled(dst, 0.01, v);
     nd_isub_scaled(ddst, 0.01, dv);
     expect_same(device, nd_copy(dst), nd_copy(ddst));
+    for (int f = 0; f < 2; f++) {
+        NdDtype dtype = f ? ND_FLOAT64 : ND_FLOAT32;
+        NdArray *w = sample(dtype, ND_SHAPE(70000));
+        NdArray *g = sample(dtype, ND_SHAPE(70000));
+        NdArray *dw = on(device, w), *dg = on(device, g);
+        nd_isub_scaled(w, 0.0123, g);
+        nd_isub_scaled(dw, 0.0123, dg);
+        nd_isub_scaled(w, 0.5, w);          /* v is dst itself */
+        nd_isub_scaled(dw, 0.5, dw);
+        expect_same(device, nd_copy(w), nd_copy(dw));
+        RELEASE(w, g, dw, dg);
+    }
     EXPECT_ND_ERROR(nd_copyto(dsrc, ddst), "could not broadcast");
     RELEASE(dst, src, v, ddst, dsrc, dv);
 }

@@ -149,6 +149,24 @@ extern "C" int host_cast(NdArray *out, const NdArray *a)
     });
 }
 
+extern "C" int host_scaled_sub(NdArray *dst, double a, const NdArray *v)
+{
+    if (v->dtype != dst->dtype || v->size != dst->size)
+        return fail("dst and v differ in dtype or size");
+    return visit_dtype(dst->dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (is_float<T>) {
+            for (int64_t i = 0; i < dst->size; i++)
+                ((T *)dst->data)[i] = scaled_sub_element<T>(
+                    ((T *)dst->data)[i], (T)a, ((const T *)v->data)[i]);
+            return 0;
+        } else {
+            return fail("scaled_sub: not supported for the dtype %s",
+                        dtype_name(dst->dtype));
+        }
+    });
+}
+
 extern "C" const char *host_elements_error(void)
 {
     return last_error();

@@ -22,6 +22,8 @@ int host_unary(NdGpuUnary op, NdArray *out, const NdArray *a);
 int host_binary(NdGpuBinary op, NdArray *out, const NdArray *a,
                 const NdArray *b);
 int host_cast(NdArray *out, const NdArray *a);
+/* dst -= a * v in place, for dst and v of one size and float dtype. */
+int host_scaled_sub(NdArray *dst, double a, const NdArray *v);
 const char *host_elements_error(void);
 
 #ifdef __cplusplus

@@ -309,6 +309,55 @@ static void test_casts(void **state)
     }
 }
 
+/* ------------------------------------------------------------ SGD */
+
+/* SGD's update in one kernel, dst -= a * v, against the CPU half's
+ * nd_isub_scaled: exactly, for both float dtypes, the product rounded
+ * before the subtraction as NumPy's two ufuncs round. With a = 1/3 and
+ * these values the rounded product differs from the exact one in most
+ * elements, so a fused multiply-add, or a computed in double for
+ * float32, fails here. v as dst itself too. */
+/* Asserts that float arrays want and got hold the same numbers, bit for
+ * bit. Borrows both. */
+static void expect_exact(const char *what, const NdArray *want,
+                         const NdArray *got)
+{
+    assert_int_equal(got->dtype, want->dtype);
+    assert_int_equal(got->size, want->size);
+    for (int64_t i = 0; i < want->size; i++) {
+        double w = creal(element_of(want, i)), g = creal(element_of(got, i));
+        if (w != g)
+            fail_msg("%s, %s, element %lld: the kernel's function gives "
+                     "%.17g, the CPU half %.17g", what,
+                     nd_dtype_name(want->dtype), (long long)i, g, w);
+    }
+}
+
+static void test_scaled_sub(void **state)
+{
+    (void)state;
+    nd_random_seed(26);
+    NdDtype floats[] = {ND_FLOAT32, ND_FLOAT64};
+    for (int f = 0; f < 2; f++) {
+        NdArray *v = values(floats[f], false);
+        NdArray *want = values(floats[f], false);
+        NdArray *got = nd_copy(want);
+        nd_isub_scaled(want, 1.0 / 3, v);
+        assert_int_equal(host_scaled_sub(got, 1.0 / 3, v), 0);
+        expect_exact("scaled_sub", want, got);
+        nd_isub_scaled(want, 0.01, want);
+        assert_int_equal(host_scaled_sub(got, 0.01, got), 0);
+        expect_exact("scaled_sub, v = dst", want, got);
+        nd_release(got);
+        nd_release(want);
+        nd_release(v);
+    }
+    NdArray *ints = values(ND_INT64, false);
+    assert_int_equal(host_scaled_sub(ints, 0.5, ints), -1);
+    assert_non_null(strstr(host_elements_error(), "not supported"));
+    nd_release(ints);
+}
+
 /* ulps_apart itself, on numbers whose distance is known. */
 static void test_ulps_apart(void **state)
 {
@@ -333,6 +382,7 @@ int main(void)
         cmocka_unit_test(test_unary),
         cmocka_unit_test(test_binary),
         cmocka_unit_test(test_casts),
+        cmocka_unit_test(test_scaled_sub),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
