@@ -142,16 +142,12 @@ static void index_range(const NdArray *x, int64_t *lowest, int64_t *highest)
     *highest = hi;
 }
 
-static void check_index_array(const char *op, const NdArray *x, int axis,
+/* Stops naming the first entry of x out of range for an axis of size,
+ * as NumPy does; for a device array, from two values read back and, only
+ * when one is out of range, a host copy. */
+static void check_index_range(const char *op, const NdArray *x, int axis,
                               int64_t size)
 {
-    if (x->dtype == ND_BOOL)
-        nd_error(op, "boolean index arrays (masks) are not supported "
-                 "(the index for axis %d is a bool array)", axis);
-    if (!nd_dtype_is_integer(x->dtype))
-        nd_error(op, "arrays used as indices must be of integer type "
-                 "(the index for axis %d is %s)", axis,
-                 nd_dtype_name(x->dtype));
     int64_t lowest, highest;
     index_range(x, &lowest, &highest);
     if (lowest >= -size && highest < size)
@@ -169,6 +165,22 @@ static void check_index_array(const char *op, const NdArray *x, int axis,
     check_in_bounds(op, culprit, axis, size);
 }
 
+/* An index array must hold integers, and with check_range, entries in
+ * range (a gather kernel checks them itself, see nd_getitem). */
+static void check_index_array(const char *op, const NdArray *x, int axis,
+                              int64_t size, bool check_range)
+{
+    if (x->dtype == ND_BOOL)
+        nd_error(op, "boolean index arrays (masks) are not supported "
+                 "(the index for axis %d is a bool array)", axis);
+    if (!nd_dtype_is_integer(x->dtype))
+        nd_error(op, "arrays used as indices must be of integer type "
+                 "(the index for axis %d is %s)", axis,
+                 nd_dtype_name(x->dtype));
+    if (check_range)
+        check_index_range(op, x, axis, size);
+}
+
 /* a, values (or NULL) and the index arrays must share a device. */
 static NdDevice check_devices(const char *op, const NdArray *a,
                               const NdArray *values, int n,
@@ -184,9 +196,10 @@ static NdDevice check_devices(const char *op, const NdArray *a,
     return nd_same_device(op, count, operands);
 }
 
-/* Every misuse is reported here, before anything is allocated. */
+/* Every misuse is reported here, before anything is allocated; with
+ * kernel_checks_range, indices out of range are left to the kernel. */
 static void check_index(const char *op, const NdArray *a, int n,
-                        const NdIndex *index)
+                        const NdIndex *index, bool kernel_checks_range)
 {
     if (n < 0)
         nd_error(op, "the number of index entries, %d, is negative", n);
@@ -208,7 +221,8 @@ static void check_index(const char *op, const NdArray *a, int n,
         case ND_INDEX_ARRAY:
             if (!e.array)
                 nd_error(op, "the array index for axis %d is NULL", d);
-            check_index_array(op, e.array, d, a->shape[d]);
+            check_index_array(op, e.array, d, a->shape[d],
+                              !kernel_checks_range);
             break;
         default:
             nd_error(op, "index entry %d has an unknown kind %d", d,
@@ -342,10 +356,11 @@ static void check_result_ndim(const char *op, const NdArray *a, int n,
 /* Checks the index and works out where a[index] lies in a. Allocates
  * nothing: load_positions() does, once every check has passed. */
 static void make_plan(const char *op, const NdArray *a, int n,
-                      const NdIndex *index, IndexPlan *plan)
+                      const NdIndex *index, bool kernel_checks_range,
+                      IndexPlan *plan)
 {
     memset(plan, 0, sizeof *plan);
-    check_index(op, a, n, index);
+    check_index(op, a, n, index, kernel_checks_range);
     broadcast_index_arrays(op, n, index, plan);
     check_result_ndim(op, a, n, index, plan);
 
@@ -518,25 +533,24 @@ static void release_ints(const IndexPlan *plan, NdArray **ints)
         nd_release(ints[k]);
 }
 
-/* The kernels check the indices again (already checked here, so this
- * should not fire); their report reads as the host's. */
+/* The kernels check each index they read; their report reads as the
+ * host's. */
 static void check_gpu_indices(const char *op, const NdGpuIndexError *err)
 {
     if (err->found)
         check_in_bounds(op, err->index, err->axis, err->axis_size);
 }
 
-/* out = a[plan] on the GPU. */
+/* out = a[plan] on the GPU, with the kernel's report of an index out of
+ * range into *err. */
 static void gpu_gather(const char *op, NdArray *out, const NdArray *a,
-                       const IndexPlan *plan)
+                       const IndexPlan *plan, NdGpuIndexError *err)
 {
     NdArray *ints[ND_MAX_DIMS];
     NdGpuIndexPlan g = gpu_plan(plan, ints);
-    NdGpuIndexError err;
-    int status = nd_kernels(a->device)->gather(out, a, &g, &err);
+    int status = nd_kernels(a->device)->gather(out, a, &g, err);
     release_ints(plan, ints);
     nd_device_check(op, a->device, status);
-    check_gpu_indices(op, &err);
 }
 
 /* ------------------------------------------------------------ getitem */
@@ -570,10 +584,25 @@ NdArray *nd_getitem(const NdArray *a, int n, const NdIndex *index)
 {
     NdDevice device = check_devices("nd_getitem", a, NULL, n, index);
     IndexPlan plan;
-    make_plan("nd_getitem", a, n, index, &plan);
-    if (nd_kernels(device)) {
+    /* On a device the gather kernel checks every index as it reads it,
+     * so the ranges are not checked first: that would read two values
+     * back per index array, each a wait for the device. Only when the
+     * kernel found one out of range are they checked here, to name the
+     * first culprit as the host does. */
+    bool on_device = nd_kernels(device) != NULL;
+    make_plan("nd_getitem", a, n, index, on_device, &plan);
+    if (on_device) {
         NdArray *out = nd_empty_on(device, a->dtype, plan.ndim, plan.shape);
-        gpu_gather("nd_getitem", out, a, &plan);
+        NdGpuIndexError err;
+        gpu_gather("nd_getitem", out, a, &plan, &err);
+        if (err.found) {
+            nd_release(out);
+            for (int d = 0; d < n; d++)
+                if (index[d].kind == ND_INDEX_ARRAY)
+                    check_index_range("nd_getitem", index[d].array, d,
+                                      a->shape[d]);
+            check_gpu_indices("nd_getitem", &err);
+        }
         return out;
     }
     load_positions(&plan);
@@ -734,7 +763,8 @@ void nd_add_at(NdArray *dst, int n, const NdIndex *index,
 {
     NdDevice device = check_devices("nd_add_at", dst, values, n, index);
     IndexPlan plan;
-    make_plan("nd_add_at", dst, n, index, &plan);
+    /* the ranges first: a scatter kernel would add before it found one */
+    make_plan("nd_add_at", dst, n, index, false, &plan);
     check_values(values, &plan);
     /* The addition runs in the dtype NumPy's ufunc picks for dst and
      * values (value-based for a 0-d values), then casts back. */

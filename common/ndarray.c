@@ -351,6 +351,23 @@ NdArray *nd_as_dtype(const NdArray *a, NdDtype dtype)
     return nd_astype(a, dtype);
 }
 
+/* Whether a, going from the host to another device, can go as its
+ * value, into *value: one element that a double holds exactly (not a
+ * complex, not an int64 beyond 2^53), which the device's fill stores
+ * as nd_store would. A copy from the host's memory waits first for the
+ * work queued on the device, as CUDA's does from pageable memory; a
+ * fill is queued behind it, and the host goes on. So a number moved to
+ * the GPU (an operand such as the 1 of 1 - y) costs no wait. */
+static bool moves_by_value(const NdArray *a, NdDevice device,
+                           double *value)
+{
+    if (a->device != ND_CPU || device == ND_CPU || a->size != 1 ||
+        nd_dtype_is_complex(a->dtype))
+        return false;
+    *value = nd_load(a->data, a->dtype, 0);
+    return a->dtype != ND_INT64 || fabs(*value) <= 0x1p53;
+}
+
 /* cp.asarray(a) for ND_CUDA, cp.asnumpy(a) for ND_CPU: a copy on the
  * other device, or a itself when it is already there. Of the two
  * devices, one is the host; the other one's table makes the copy. */
@@ -365,6 +382,9 @@ NdArray *nd_to_device(const NdArray *a, NdDevice device)
         nd_error(op, "cannot move a %s array to %s: GPU support is off "
                  "(%s)", nd_device_name(a->device), nd_device_name(device),
                  nd_gpu_status());
+    double value;
+    if (moves_by_value(a, device, &value))
+        return new_filled(op, device, a->dtype, a->ndim, a->shape, value);
     NdArray *out = new_array(op, device, a->dtype, a->ndim, a->shape);
     const NdDeviceOps *ops = device == ND_CPU ? from : to;
     int status = device == ND_CPU

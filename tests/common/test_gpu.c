@@ -616,6 +616,44 @@ static void test_elements(void **state)
     }
 }
 
+/* A one-element array goes to the device as its value (a fill, which
+ * the host does not wait for) where a double holds it exactly, and is
+ * copied otherwise: either way it comes back bit for bit, int64 beyond
+ * 2^53, NaN, -0.0 and complex numbers included. */
+static void test_numbers_moved(void **state)
+{
+    NdDevice device = device_of(state);
+    static const double reals[] = {-0.0, 0.1, NAN, -INFINITY, 255, 1e300};
+    static const int64_t ints[] = {
+        INT64_MIN, INT64_MAX, (1LL << 53) + 1, -(1LL << 53), 7,
+    };
+    for (int k = 0; k < N_DTYPES; k++) {
+        NdDtype dtype = all_dtypes[k];
+        for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) {
+            NdArray *a = nd_full(dtype, ND_SHAPE(1, 1), reals[i]);
+            NdArray *d = on(device, a), *back = nd_to_device(d, ND_CPU);
+            assert_int_equal(d->ndim, 2);
+            assert_memory_equal(back->data, a->data, nd_nbytes(a));
+            RELEASE(a, d, back);
+        }
+        if (dtype == ND_COMPLEX128) {
+            NdArray *z = nd_empty(dtype, ND_SCALAR_SHAPE);
+            ((double *)z->data)[0] = 1.5;
+            ((double *)z->data)[1] = -2.25;
+            NdArray *d = on(device, z), *back = nd_to_device(d, ND_CPU);
+            assert_memory_equal(back->data, z->data, nd_nbytes(z));
+            RELEASE(z, d, back);
+        }
+    }
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        NdArray *a = nd_empty(ND_INT64, ND_SCALAR_SHAPE);
+        ((int64_t *)a->data)[0] = ints[i];
+        NdArray *d = on(device, a), *back = nd_to_device(d, ND_CPU);
+        assert_int_equal(((int64_t *)back->data)[0], ints[i]);
+        RELEASE(a, d, back);
+    }
+}
+
 static void test_filled_like(void **state)
 {
     NdDevice device = device_of(state);
@@ -1186,6 +1224,10 @@ static void test_getitem(void **state)
     NdArray *cols = IDX(ND_SHAPE(4), 1, 0, 3, 3);
     NdArray *grid = IDX(ND_SHAPE(2, 1), 1, -2);
     NdArray *bad = IDX(ND_SHAPE(2), 1, 5);
+    /* several culprits: the kernel may meet any first, the message
+     * names the host's first (9, axis 0) */
+    NdArray *bad_rows = IDX(ND_SHAPE(4), 0, 9, -7, 1);
+    NdArray *bad_cols = IDX(ND_SHAPE(4), 1, 0, 8, -5);
     NdArray *floats = nd_zeros(ND_FLOAT64, ND_SHAPE(2));
     for (int k = 0; k < N_DTYPES; k++) {
         NdArray *x = sample(all_dtypes[k], ND_SHAPE(5, 4, 3));
@@ -1206,11 +1248,14 @@ static void test_getitem(void **state)
         SET_INDEX(ARR);                                     /* refused */
         EXPECT_BOTH(device, call_getitem, 0, x, bad);
         EXPECT_BOTH(device, call_getitem, 0, x, floats);
+        SET_INDEX(ARR, ARR);
+        EXPECT_BOTH(device, call_getitem, 0, x, bad_rows, bad_cols);
+        EXPECT_BOTH(device, call_getitem, 0, x, rows, bad_cols);
         SET_INDEX(INT(7));
         EXPECT_BOTH(device, call_getitem, 0, x);
         nd_release(x);
     }
-    RELEASE(rows, cols, grid, bad, floats);
+    RELEASE(rows, cols, grid, bad, bad_rows, bad_cols, floats);
 }
 
 /* np.add.at: repeated indices add up (atomics on the device, down to
@@ -1433,7 +1478,8 @@ static void test_memory_pool_reuses_blocks(void **state)
 static const NdDevice on_cuda = ND_CUDA;
 
 #define ALL_BODIES(X) \
-    X(transfer_round_trip), X(large_transfers), X(elements), X(filled_like), \
+    X(transfer_round_trip), X(large_transfers), X(elements), \
+    X(numbers_moved), X(filled_like), \
     X(astype), X(astype_out_of_range), X(in_place), X(add), X(sub), X(mul), \
     X(div), X(pow), X(maximum), X(minimum), X(equal), X(not_equal), X(less), \
     X(less_equal), X(greater), X(greater_equal), X(nan_and_infinity), \
