@@ -118,6 +118,10 @@ NdArray *nd_from_buffer(NdDtype dtype, int ndim, const int64_t *shape,
                         const void *data);
 /* np.arange(start, stop, step) with the given dtype. */
 NdArray *nd_arange(double start, double stop, double step, NdDtype dtype);
+/* The same, made on device (xp.arange): on the GPU by a kernel, with no
+ * copy from the host. */
+NdArray *nd_arange_on(NdDevice device, double start, double stop,
+                      double step, NdDtype dtype);
 /* np.linspace(start, stop, num): float64, both ends included. */
 NdArray *nd_linspace(double start, double stop, int64_t num);
 /* np.eye(n, dtype=dtype). */

@@ -192,10 +192,13 @@ typedef struct NdGpuBackend {
     /* One line saying how upload and download move their bytes. */
     const char *(*transfer_path)(void);
 
-    /* Version 4 appends this one. dst -= a * v for dst and v of one
+    /* Version 4 appends these two. dst -= a * v for dst and v of one
      * size and float dtype, a converted to it: SGD's update in one
      * kernel (nd_isub_scaled), a passed by value. */
     int (*scaled_sub)(NdArray *dst, double a, const NdArray *v);
+    /* out (1-D) = np.arange(start, ..., step) in out's dtype, with
+     * NumPy's roundings (nd_arange_on). */
+    int (*arange)(NdArray *out, double start, double step);
 } NdGpuBackend;
 
 /* The one symbol libnd_cuda.so exports. */

@@ -278,6 +278,12 @@ static void fill_arange(NdArray *a, double start, double step)
 
 NdArray *nd_arange(double start, double stop, double step, NdDtype dtype)
 {
+    return nd_arange_on(ND_CPU, start, stop, step, dtype);
+}
+
+NdArray *nd_arange_on(NdDevice device, double start, double stop,
+                      double step, NdDtype dtype)
+{
     const char *op = "nd_arange";
     if (step == 0)
         nd_error(op, "step must not be zero");
@@ -292,8 +298,12 @@ NdArray *nd_arange(double start, double stop, double step, NdDtype dtype)
     if (dtype == ND_BOOL && n > 2)
         nd_error(op, "no fill-function for data-type bool (arange of "
                  "%" PRId64 " elements; at most 2 are possible)", n);
-    NdArray *a = new_array(op, ND_CPU, dtype, 1, &n);
-    fill_arange(a, start, step);
+    NdArray *a = new_array(op, device, dtype, 1, &n);
+    const NdGpuBackend *kernels = nd_kernels(device);
+    if (kernels && n > 0)
+        nd_device_check(op, device, kernels->arange(a, start, step));
+    else if (!kernels)
+        fill_arange(a, start, step);
     return a;
 }
 
@@ -365,7 +375,10 @@ static bool moves_by_value(const NdArray *a, NdDevice device,
         nd_dtype_is_complex(a->dtype))
         return false;
     *value = nd_load(a->data, a->dtype, 0);
-    return a->dtype != ND_INT64 || fabs(*value) <= 0x1p53;
+    if (a->dtype != ND_INT64)
+        return true;
+    int64_t n = *(const int64_t *)a->data;  /* not the rounded double */
+    return n >= -(INT64_C(1) << 53) && n <= INT64_C(1) << 53;
 }
 
 /* cp.asarray(a) for ND_CUDA, cp.asnumpy(a) for ND_CPU: a copy on the

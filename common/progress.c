@@ -96,6 +96,21 @@ static void draw(NdProgress *p, double t)
     p->done_drawn = p->done;
 }
 
+/* Whether done, at time t, calls for a redraw: the first, the one that
+ * reaches the total, and at most ten a second between. */
+static bool redraw_due(const NdProgress *p, int64_t done, double t)
+{
+    bool finishes = p->total > 0 && done >= p->total &&
+                    p->done_drawn < p->total;
+    return p->drawing &&
+           (finishes || p->last_drawn < 0 || t - p->last_drawn >= 0.1);
+}
+
+bool nd_progress_due(const NdProgress *p, int64_t done)
+{
+    return p->drawing && redraw_due(p, done, now());
+}
+
 void nd_progress_update(NdProgress *p, int64_t done, const char *format, ...)
 {
     p->done = done;
@@ -110,9 +125,7 @@ void nd_progress_update(NdProgress *p, int64_t done, const char *format, ...)
     if (!p->drawing)
         return;
     double t = now();
-    bool finishes = p->total > 0 && done >= p->total &&
-                    p->done_drawn < p->total;
-    if (finishes || p->last_drawn < 0 || t - p->last_drawn >= 0.1)
+    if (redraw_due(p, done, t))
         draw(p, t);
 }
 

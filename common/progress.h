@@ -16,6 +16,7 @@
 #ifndef ND_PROGRESS_H
 #define ND_PROGRESS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 typedef struct NdProgress NdProgress;
@@ -34,6 +35,11 @@ NdProgress *nd_progress_start(const char *label, int64_t total,
 void nd_progress_update(NdProgress *progress, int64_t done,
                         const char *format, ...)
     __attribute__((format(printf, 3, 4)));
+
+/* Whether an update to done would redraw the line now: never when
+ * stderr is not a terminal. A note that costs something to make (a
+ * number read back from the GPU) is made only then. */
+bool nd_progress_due(const NdProgress *progress, int64_t done);
 
 /* Draws the last state, ends the line and frees progress (NULL is
  * accepted). */

@@ -264,6 +264,30 @@ if [ -n "$NVCC" ]; then
     programs+=("$gpu_elements|gpu/test_gpu_elements")
 fi
 
+# The GPU stand-in (tests/gpu/host_gpu.c): a GPU library whose device
+# memory is host memory and whose operations are the CPU half's, and an
+# empty libcuda.so.1 for gpu.c's driver check. The cuda cases of the GPU
+# tests run against it below on every machine: the C side of every GPU
+# path (dispatch, checks, the framework's device code) runs here, while
+# the kernels themselves are left to test_gpu_elements and a real GPU
+# (make gpu-check). test_gpu_batch counts what a batch asks of it.
+STANDIN=$LIB/libhost_gpu.so
+STANDIN_DRIVER=$BUILD/gpu/driver/libcuda.so.1
+mkdir -p "$(dirname "$STANDIN_DRIVER")"
+command="$CC $CFLAGS -Icommon -Itests -shared -o $STANDIN tests/gpu/host_gpu.c $LIBND_SO $RPATH $LDFLAGS $LDLIBS"
+# shellcheck disable=SC2086
+if ! { [ -f "$STANDIN_DRIVER" ] && [ -f "${STANDIN%.so}.d" ] &&
+       up_to_date "$STANDIN" "$command" tests/gpu/host_gpu.c \
+           $(headers_of "${STANDIN%.so}.d"); }; then
+    rm -f "$STANDIN.cmd"
+    # shellcheck disable=SC2086
+    { $command && $CC -shared -o "$STANDIN_DRIVER" -x c /dev/null &&
+        printf '%s\n' "$command" > "$STANDIN.cmd"; } ||
+        { echo "run.sh: the GPU stand-in failed to build" >&2; exit 1; }
+fi
+STANDIN_ENV=(env "LD_LIBRARY_PATH=$ROOT/$(dirname "$STANDIN_DRIVER")"
+             "ND_GPU_LIBRARY=$ROOT/$STANDIN")
+
 export -f compile_one up_to_date headers_of
 export CC CFLAGS LDFLAGS LDLIBS
 if ! xargs -P "$JOBS" -d '\n' -n1 bash -c 'compile_one "$1"' _ < "$jobs_file"; then
@@ -437,6 +461,17 @@ for entry in "${programs[@]}"; do
     leaks=1
     [[ $label =~ ^step([0-9][0-9])/ ]] && (( 10#${BASH_REMATCH[1]} < 17 )) && leaks=0
     queue_program "$label" "ASAN_OPTIONS=detect_leaks=$leaks" "./${entry%%|*}"
+done
+# The GPU tests' cuda cases again, against the stand-in (see above).
+for entry in "${programs[@]}"; do
+    label=${entry#*|}
+    case $label in
+        common/test_gpu|step*/test_device) args=(--gpu-only) ;;
+        step*/test_gpu_batch) args=() ;;
+        *) continue ;;
+    esac
+    queue_program "$label (GPU stand-in)" "ASAN_OPTIONS=detect_leaks=1" \
+        "${STANDIN_ENV[@]}" "./${entry%%|*}" "${args[@]}"
 done
 
 golden_steps=()

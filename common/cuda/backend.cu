@@ -146,6 +146,7 @@ static const NdGpuBackend table = {
     pinned_copy_time,
     transfer_path,
     scaled_sub,
+    arange,
 };
 
 } // namespace ndg

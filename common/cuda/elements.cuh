@@ -104,6 +104,29 @@ __host__ __device__ inline T scaled_sub_element(T d, T a, T v)
     return d - step;
 }
 
+/* Element i of np.arange(start, ..., step) in T, NumPy's way: the first
+ * two elements are start and start + step stored in T, the others
+ * first + i * (second - first), computed in float32 for float32 and
+ * in double, then stored, for the rest (as ndarray.c's fill_arange). */
+template <class T>
+__host__ __device__ inline T arange_element(double start, double step,
+                                            int64_t i)
+{
+    T first = convert<T>(start), second = convert<T>(start + step);
+    if (i == 0)
+        return first;
+    if (i == 1)
+        return second;
+    if constexpr (std::is_same<T, float>::value) {
+        float delta = second - first;
+        return first + (float)i * delta;
+    } else {
+        double f = convert<double>(first);
+        double delta = convert<double>(second) - f;
+        return convert<T>(f + (double)i * delta);
+    }
+}
+
 /* ------------------------------------------------------------ unary */
 
 template <int OP, class T> constexpr bool unary_supported()

@@ -86,6 +86,22 @@ int cast(NdArray *out, const NdArray *in)
     });
 }
 
+template <class T>
+__global__ void arange_kernel(T *out, double start, double step, int64_t n)
+{
+    ND_GPU_FOR(i, n)
+        out[i] = arange_element<T>(start, step, i);
+}
+
+int arange(NdArray *out, double start, double step)
+{
+    return visit_dtype(out->dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        return launch("arange", arange_kernel<T>, out->size, (T *)out->data,
+                      start, step, out->size);
+    });
+}
+
 /* ------------------------------------------------------------ copies */
 
 /* Elements moved as raw bytes of their size. */

@@ -8,7 +8,11 @@
  * and the same code trains on it; where none can, the program says why
  * on stderr and trains on the CPU. The weights are drawn on the host
  * either way, so a seeded run prints the same losses on both. On a
- * terminal a progress line shows each epoch's batches.
+ * terminal a progress line shows each epoch's batches. The sum of the
+ * losses stays on the model's device, read when the progress line is
+ * redrawn and at the epoch's end: Python reads each batch's loss
+ * (float(loss.data)), and on the GPU each such read makes the host wait
+ * for the device's queued work.
  * DEZERO_SEED=N seeds the generator as np.random.seed(N) would, so that
  * a run can be repeated (unset: unseeded, as the book is);
  * DEZERO_EPOCHS=N trains N epochs instead of 5. */
@@ -32,6 +36,19 @@ static int max_epochs(void)
         nd_error("max_epochs", "DEZERO_EPOCHS=%s: want a number of "
                  "epochs from 1 to 1000", text);
     return (int)n;
+}
+
+/* sum += loss * n, on loss's device, in float64 as Python's
+ * float(loss.data) * len(t) computes it: nothing is read back. */
+static void add_loss(NdArray *sum, const NdArray *loss, int64_t n)
+{
+    NdArray *wide = nd_astype(loss, ND_FLOAT64);
+    NdArray *count = as_array((double)n, ND_FLOAT64, get_array_module(loss));
+    NdArray *weighted = nd_mul(wide, count);
+    nd_iadd(sum, weighted);
+    nd_release(weighted);
+    nd_release(count);
+    nd_release(wide);
 }
 
 /* Seconds on a clock that only goes forward (Python: time.time()). */
@@ -64,7 +81,7 @@ int main(void)
 
     for (int epoch = 0; epoch < max_epoch; epoch++) {
         double start = seconds_now();
-        double sum_loss = 0;
+        NdArray *sum_loss = as_array(0, ND_FLOAT64, train_loader->device);
         int64_t seen = 0;
         NdArray *x, *t;             // (100, 784) float32, (100,) uint8
         char label[32];
@@ -80,19 +97,23 @@ int main(void)
             layer_cleargrads(model);
             backward(loss);
             optimizer_update(optimizer);
-            sum_loss += nd_item(loss->data) * (double)t->size;
+            add_loss(sum_loss, loss->data, t->size);
             seen += t->size;
-            nd_progress_update(progress, train_loader->iteration,
-                               "loss %.4f", sum_loss / (double)seen);
+            if (nd_progress_due(progress, train_loader->iteration))
+                nd_progress_update(progress, train_loader->iteration,
+                                   "loss %.4f",
+                                   nd_item(sum_loss) / (double)seen);
             pool_drain(iteration);
             nd_release(t);
             nd_release(x);
         }
         nd_progress_end(progress);
 
+        double loss_sum = nd_item(sum_loss);    /* waits for the epoch */
+        nd_release(sum_loss);
         double elapsed_time = seconds_now() - start;
         printf("epoch: %d, loss: %.4f, time: %.4f[sec]\n", epoch + 1,
-               sum_loss / (double)dataset_len(train_set), elapsed_time);
+               loss_sum / (double)dataset_len(train_set), elapsed_time);
         fflush(stdout);
     }
     pool_drain(pool);

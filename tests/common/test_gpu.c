@@ -654,6 +654,23 @@ static void test_numbers_moved(void **state)
     }
 }
 
+/* nd_arange_on: made on the device by a kernel, NumPy's roundings. */
+static void test_arange(void **state)
+{
+    NdDevice device = device_of(state);
+    NdDtype dtypes[] = {ND_UINT8, ND_INT64, ND_FLOAT32, ND_FLOAT64};
+    for (size_t k = 0; k < sizeof dtypes / sizeof dtypes[0]; k++) {
+        expect_same(device, nd_arange(1, 7.4, 0.1, dtypes[k]),
+                    nd_arange_on(device, 1, 7.4, 0.1, dtypes[k]));
+        expect_same(device, nd_arange(0, 70000, 1, dtypes[k]),
+                    nd_arange_on(device, 0, 70000, 1, dtypes[k]));
+        expect_same(device, nd_arange(3, 3, 1, dtypes[k]),
+                    nd_arange_on(device, 3, 3, 1, dtypes[k]));
+    }
+    EXPECT_ND_ERROR(nd_arange_on(device, 0, 1, 0, ND_INT64),
+                    "step must not be zero");
+}
+
 static void test_filled_like(void **state)
 {
     NdDevice device = device_of(state);
@@ -1479,7 +1496,7 @@ static const NdDevice on_cuda = ND_CUDA;
 
 #define ALL_BODIES(X) \
     X(transfer_round_trip), X(large_transfers), X(elements), \
-    X(numbers_moved), X(filled_like), \
+    X(numbers_moved), X(arange), X(filled_like), \
     X(astype), X(astype_out_of_range), X(in_place), X(add), X(sub), X(mul), \
     X(div), X(pow), X(maximum), X(minimum), X(equal), X(not_equal), X(less), \
     X(less_equal), X(greater), X(greater_equal), X(nan_and_infinity), \

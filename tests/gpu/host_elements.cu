@@ -167,6 +167,16 @@ extern "C" int host_scaled_sub(NdArray *dst, double a, const NdArray *v)
     });
 }
 
+extern "C" int host_arange(NdArray *out, double start, double step)
+{
+    return visit_dtype(out->dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        for (int64_t i = 0; i < out->size; i++)
+            ((T *)out->data)[i] = arange_element<T>(start, step, i);
+        return 0;
+    });
+}
+
 extern "C" const char *host_elements_error(void)
 {
     return last_error();

@@ -24,6 +24,8 @@ int host_binary(NdGpuBinary op, NdArray *out, const NdArray *a,
 int host_cast(NdArray *out, const NdArray *a);
 /* dst -= a * v in place, for dst and v of one size and float dtype. */
 int host_scaled_sub(NdArray *dst, double a, const NdArray *v);
+/* out (1-D) = np.arange(start, ..., step) in out's dtype. */
+int host_arange(NdArray *out, double start, double step);
 const char *host_elements_error(void);
 
 #ifdef __cplusplus

@@ -358,6 +358,35 @@ static void test_scaled_sub(void **state)
     nd_release(ints);
 }
 
+/* ------------------------------------------------------------ arange */
+
+/* The arange kernel's elements against nd_arange, exactly: NumPy's
+ * rounding (arange(1, 7.4, 0.1)[3] is 1.3000000000000003 in float64,
+ * and float32 computes in float32), negative steps, and the integer
+ * dtypes, which compute in double and store. */
+static void test_arange(void **state)
+{
+    (void)state;
+    static const struct {
+        double start, stop, step;
+    } ranges[] = {{1, 7.4, 0.1}, {0, 100, 1}, {5, -3.5, -0.3},
+                  {-3, 200, 7}, {0.5, 1, 0.25}};
+    NdDtype dtypes[] = {ND_UINT8, ND_INT64, ND_FLOAT32, ND_FLOAT64,
+                        ND_COMPLEX128};
+    for (size_t r = 0; r < sizeof ranges / sizeof ranges[0]; r++) {
+        for (size_t k = 0; k < sizeof dtypes / sizeof dtypes[0]; k++) {
+            NdArray *want = nd_arange(ranges[r].start, ranges[r].stop,
+                                      ranges[r].step, dtypes[k]);
+            NdArray *got = nd_empty(dtypes[k], 1, want->shape);
+            assert_int_equal(host_arange(got, ranges[r].start,
+                                         ranges[r].step), 0);
+            assert_memory_equal(got->data, want->data, nd_nbytes(want));
+            nd_release(got);
+            nd_release(want);
+        }
+    }
+}
+
 /* ulps_apart itself, on numbers whose distance is known. */
 static void test_ulps_apart(void **state)
 {
@@ -383,6 +412,7 @@ int main(void)
         cmocka_unit_test(test_binary),
         cmocka_unit_test(test_casts),
         cmocka_unit_test(test_scaled_sub),
+        cmocka_unit_test(test_arange),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1118,14 +1118,12 @@ static NdArray *label_indices(const NdArray *x, const NdArray *t,
     return indices;
 }
 
-/* np.arange(N) on device: the rows of scores (N, C), to pick one
- * score of each row by index arrays on the scores' device. */
+/* xp.arange(N): the rows of scores (N, C), to pick one score of each
+ * row by index arrays on the scores' device, made there (on the GPU by
+ * a kernel, with nothing copied from the host). */
 static NdArray *row_indices(int64_t N, NdDevice device)
 {
-    NdArray *rows = nd_arange(0, (double)N, 1, ND_INT64);     // (N,)
-    NdArray *moved = nd_to_device(rows, device);
-    nd_release(rows);
-    return moved;
+    return nd_arange_on(device, 0, (double)N, 1, ND_INT64);   // (N,)
 }
 
 // region: softmax_cross_entropy_simple
@@ -1181,8 +1179,10 @@ static void softmax_cross_entropy_forward(Function *self, NdArray *xs[],
 
 /* gx = (softmax(x) - onehot(t)) gy / N, where onehot(t) is row t[i] of
  * the identity, in t's dtype: int64 labels make it float64, as NumPy's
- * subtraction of an int64 array does. The identity is made on the host
- * and moved to t's device (Python: xp.eye). t gets no gradient. */
+ * subtraction of an int64 array does. Python picks the rows of
+ * xp.eye(C); here row i is made on t's device as t[i] == j for every
+ * class j, the same numbers with no identity copied there and no rows
+ * picked. t gets no gradient. */
 static void softmax_cross_entropy_backward(Function *self, Variable *gys[],
                                            Variable *gxs[])
 {
@@ -1190,16 +1190,18 @@ static void softmax_cross_entropy_backward(Function *self, Variable *gys[],
     int64_t N = variable_shape(x)[0], CLS_NUM = variable_shape(x)[1];
     Variable *gy = F_mul(gys[0], 1.0 / (double)N);
     Variable *y = F_softmax(x, 1);
-    NdArray *host_eye = nd_eye(CLS_NUM, variable_dtype(t));   // (C, C)
-    NdArray *eye = nd_to_device(host_eye, get_array_module(t));
     NdArray *labels = label_indices(x->data, t->data,
                                     "softmax_cross_entropy");
-    Variable *t_onehot = variable(nd_getitem(eye, 1, (NdIndex[]){
-        ND_IDX_ARRAY(labels)}));                    // (N, C)
+    NdArray *column = nd_reshape(labels, ND_SHAPE(N, 1));        // (N, 1)
+    NdArray *classes = nd_arange_on(get_array_module(t), 0,
+                                    (double)CLS_NUM, 1, ND_INT64); // (C,)
+    NdArray *is_label = nd_equal(column, classes);              // (N, C)
+    Variable *t_onehot = variable(nd_astype(is_label, variable_dtype(t)));
     gxs[0] = F_mul(F_sub(y, t_onehot), gy);
+    nd_release(is_label);
+    nd_release(classes);
+    nd_release(column);
     nd_release(labels);
-    nd_release(eye);
-    nd_release(host_eye);
 }
 
 static const FunctionClass softmax_cross_entropy_class = {
