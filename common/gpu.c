@@ -58,6 +58,61 @@ static int cuda_set(NdArray *a, int64_t i, double value)
                            size);
 }
 
+/* ------------------------------------------------------------ checks */
+
+/* The kinds of check queued on the GPU (nd_device.h): an op and a
+ * format, string literals, each kind's tag its place here. A training
+ * epoch queues thousands of checks of a few kinds, and the one that
+ * failed may be told long after: a tag names the kind, not the call. */
+enum { KINDS = 64 };
+static struct {
+    const char *op, *format;
+} kinds[KINDS];
+static int nkinds;
+static bool unsettled;          /* a check was queued since the last */
+
+static int cuda_defer(const char *op, const char *format)
+{
+    unsettled = true;
+    for (int tag = 0; tag < nkinds; tag++)
+        if (kinds[tag].op == op && kinds[tag].format == format)
+            return tag;
+    if (nkinds == KINDS) {      /* the last place serves what is left */
+        op = "a check on the GPU";
+        format = NULL;
+    }
+    int tag = nkinds < KINDS ? nkinds++ : KINDS - 1;
+    kinds[tag].op = op;
+    kinds[tag].format = format;
+    return tag;
+}
+
+/* Waits for the queued work when a check is among it, and stops with
+ * what the first failing check found. The message says where it was
+ * found: it comes at this read, after the call that queued the check
+ * has returned. */
+static void cuda_settle(void)
+{
+    if (!unsettled)
+        return;
+    unsettled = false;
+    NdGpuPending p;
+    nd_gpu_check("nd_synchronize", backend->take_pending(&p));
+    if (!p.found)
+        return;
+    const char *op = kinds[p.tag].op, *format = kinds[p.tag].format;
+    char what[256];
+    if (format)
+        snprintf(what, sizeof what, format, (long long)p.value,
+                 (long long)p.position, (long long)p.limit - 1);
+    else
+        snprintf(what, sizeof what, "index %lld is out of bounds for axis "
+                 "%d with size %lld", (long long)p.value, p.axis,
+                 (long long)p.limit);
+    nd_error(op, "%s (a check on the GPU, told at the next read from "
+             "it)", what);
+}
+
 /* ------------------------------------------------------------ loading */
 
 /* Where the build puts the library, relative to the checkout. */
@@ -187,6 +242,8 @@ static void load(void)
         .set = cuda_set,
         .allclose = table->allclose,
         .check = nd_gpu_check,
+        .defer = cuda_defer,
+        .settle = cuda_settle,
         .kernels = table,
     };
 }

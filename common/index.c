@@ -196,6 +196,30 @@ static NdDevice check_devices(const char *op, const NdArray *a,
     return nd_same_device(op, count, operands);
 }
 
+void nd_check_range(const char *op, const NdArray *a, int64_t lo,
+                    int64_t hi, const char *format)
+{
+    if (!nd_dtype_is_integer(a->dtype))
+        nd_error(op, "want integer entries to check, not %s",
+                 nd_dtype_name(a->dtype));
+    const NdDeviceOps *ops = nd_device_ops(a->device);
+    if (ops->kernels) {
+        NdArray *ints = nd_as_dtype(a, a->dtype == ND_UINT8 ? ND_UINT8
+                                                            : ND_INT64);
+        int status = ops->kernels->check_range(ints, lo, hi,
+                                               ops->defer(op, format));
+        nd_release(ints);
+        nd_device_check(op, a->device, status);
+        return;
+    }
+    for (int64_t i = 0; i < a->size; i++) {
+        int64_t v = load_integer(a->data, a->dtype, i);
+        if (v < lo || v >= hi)
+            nd_error(op, format, (long long)v, (long long)i,
+                     (long long)hi - 1);
+    }
+}
+
 /* Every misuse is reported here, before anything is allocated; with
  * kernel_checks_range, indices out of range are left to the kernel. */
 static void check_index(const char *op, const NdArray *a, int n,
@@ -533,22 +557,21 @@ static void release_ints(const IndexPlan *plan, NdArray **ints)
         nd_release(ints[k]);
 }
 
-/* The kernels check each index they read; their report reads as the
- * host's. */
+/* scatter_add's report of an index out of range reads as the host's. */
 static void check_gpu_indices(const char *op, const NdGpuIndexError *err)
 {
     if (err->found)
         check_in_bounds(op, err->index, err->axis, err->axis_size);
 }
 
-/* out = a[plan] on the GPU, with the kernel's report of an index out of
- * range into *err. */
+/* out = a[plan] on the GPU, its check of the indices queued with it. */
 static void gpu_gather(const char *op, NdArray *out, const NdArray *a,
-                       const IndexPlan *plan, NdGpuIndexError *err)
+                       const IndexPlan *plan)
 {
     NdArray *ints[ND_MAX_DIMS];
     NdGpuIndexPlan g = gpu_plan(plan, ints);
-    int status = nd_kernels(a->device)->gather(out, a, &g, err);
+    const NdDeviceOps *ops = nd_device_ops(a->device);
+    int status = ops->kernels->gather(out, a, &g, ops->defer(op, NULL));
     release_ints(plan, ints);
     nd_device_check(op, a->device, status);
 }
@@ -585,24 +608,14 @@ NdArray *nd_getitem(const NdArray *a, int n, const NdIndex *index)
     NdDevice device = check_devices("nd_getitem", a, NULL, n, index);
     IndexPlan plan;
     /* On a device the gather kernel checks every index as it reads it,
-     * so the ranges are not checked first: that would read two values
-     * back per index array, each a wait for the device. Only when the
-     * kernel found one out of range are they checked here, to name the
-     * first culprit as the host does. */
+     * and the host hears of one out of range at its next read from the
+     * device (nd_synchronize): checking the ranges first would read two
+     * values back per index array, each a wait for the device. */
     bool on_device = nd_kernels(device) != NULL;
     make_plan("nd_getitem", a, n, index, on_device, &plan);
     if (on_device) {
         NdArray *out = nd_empty_on(device, a->dtype, plan.ndim, plan.shape);
-        NdGpuIndexError err;
-        gpu_gather("nd_getitem", out, a, &plan, &err);
-        if (err.found) {
-            nd_release(out);
-            for (int d = 0; d < n; d++)
-                if (index[d].kind == ND_INDEX_ARRAY)
-                    check_index_range("nd_getitem", index[d].array, d,
-                                      a->shape[d]);
-            check_gpu_indices("nd_getitem", &err);
-        }
+        gpu_gather("nd_getitem", out, a, &plan);
         return out;
     }
     load_positions(&plan);

@@ -280,6 +280,14 @@ NdArray *nd_col2im(const NdArray *col, int ndim, const int64_t *img_shape,
 
 /* ------------------------------------------------------------ indexing */
 
+/* Stops unless every entry of the integer array a lies in [lo, hi): the
+ * message is op's, format given the first entry out of range, its flat
+ * position and hi - 1 as long longs ("label %lld of sample %lld is not
+ * a class of 0 .. %lld"). On the GPU the check is queued and told at
+ * the next read (nd_synchronize); format must be a string literal. */
+void nd_check_range(const char *op, const NdArray *a, int64_t lo,
+                    int64_t hi, const char *format);
+
 /* One entry of an index expression x[i, 1:3, idx]. Build them with the
  * macros below: x[arange(N), t] is
  *     nd_getitem(x, 2, (NdIndex[]){ND_IDX_ARRAY(r), ND_IDX_ARRAY(t)}). */
@@ -360,5 +368,11 @@ bool nd_gpu_available(void);
 const char *nd_gpu_status(void);
 /* The array on the device (cp.asarray) or on the host (cp.asnumpy). */
 NdArray *nd_to_device(const NdArray *a, NdDevice device);
+/* Waits for the work queued on device. On the GPU some checks do not
+ * make the host wait (the indices of nd_getitem, nd_check_range): one
+ * that failed stops the program here, or at the next read from the
+ * device (nd_to_device to the host, nd_item, nd_get_flat, nd_allclose),
+ * whichever comes first. */
+void nd_synchronize(NdDevice device);
 
 #endif /* ND_H */

@@ -36,6 +36,16 @@ typedef struct NdDeviceOps {
                     double atol, bool *result);
     /* Stops with op's name and the reason unless status is 0. */
     void (*check)(const char *op, int status);
+    /* Checks the host does not wait for (NULL for the CPU, whose
+     * checks stop at once): defer gives the tag of a check about to be
+     * queued, whose failure is to be told as op's, with format (given
+     * the entry, its position and the limit - 1, as long longs; NULL:
+     * an index out of bounds, as NumPy says it); settle waits for the
+     * queued work and stops with the first failure a check found. Every
+     * read from the device settles first. op and format must outlive
+     * the check: string literals. */
+    int (*defer)(const char *op, const char *format);
+    void (*settle)(void);
     /* The operations' kernels (elementwise, reductions, products, ...),
      * in libnd_cuda.so's table; NULL for the CPU, whose code for them
      * is in each operation's file. */
@@ -74,6 +84,13 @@ static inline const NdDeviceOps *nd_device_ops(NdDevice device)
 static inline const NdGpuBackend *nd_kernels(NdDevice device)
 {
     return nd_device_ops(device)->kernels;
+}
+
+/* Settles ops's device (see NdDeviceOps) before a read from it. */
+static inline void nd_device_settle(const NdDeviceOps *ops)
+{
+    if (ops->settle)
+        ops->settle();
 }
 
 /* Stops with op's name and device's reason unless status, what one of

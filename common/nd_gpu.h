@@ -92,6 +92,20 @@ typedef struct NdGpuIndexError {
     int64_t index, axis_size;
 } NdGpuIndexError;
 
+/* What a check that did not make the host wait found: the first entry
+ * out of range of the first such check since the record was last taken
+ * (take_pending). A gather's check fills axis and limit (the axis's
+ * size) and its position in the selection; check_range's, the position
+ * in the array checked and its hi as limit, with axis -1. */
+typedef struct NdGpuPending {
+    int found;                      /* 0: nothing found */
+    int tag;                        /* the caller's tag of the check */
+    int axis;
+    int64_t value;                  /* the entry out of range */
+    int64_t position;
+    int64_t limit;
+} NdGpuPending;
+
 /* The windows of a 2-D convolution (nd_im2col, nd_col2im): an image
  * batch (n, c, h, w) padded with ph, pw zeros on each side, seen through
  * kh x kw windows moved by sh, sw: oh x ow windows an image. Their
@@ -166,10 +180,13 @@ typedef struct NdGpuBackend {
                 const NdArray *b, bool trans_b);
 
     /* out = a[plan] and a[plan] += values (broadcast to the plan's
-     * shape, a's dtype; repeated indices add up). An index out of range
-     * is reported in *err (the call still returns 0). */
+     * shape, a's dtype; repeated indices add up). gather leaves its
+     * check of the indices pending under tag (see take_pending), and
+     * what it finds out of range is not read; scatter_add checks every
+     * index before it adds and reports one out of range in *err (the
+     * call still returns 0). */
     int (*gather)(NdArray *out, const NdArray *a,
-                  const NdGpuIndexPlan *plan, NdGpuIndexError *err);
+                  const NdGpuIndexPlan *plan, int tag);
     int (*scatter_add)(NdArray *a, const NdArray *values,
                        const NdGpuIndexPlan *plan, NdGpuIndexError *err);
 
@@ -192,13 +209,21 @@ typedef struct NdGpuBackend {
     /* One line saying how upload and download move their bytes. */
     const char *(*transfer_path)(void);
 
-    /* Version 4 appends these two. dst -= a * v for dst and v of one
-     * size and float dtype, a converted to it: SGD's update in one
-     * kernel (nd_isub_scaled), a passed by value. */
+    /* Version 4 changes gather and appends these. dst -= a * v for
+     * dst and v of one size and float dtype, a converted to it: SGD's
+     * update in one kernel (nd_isub_scaled), a passed by value. */
     int (*scaled_sub)(NdArray *dst, double a, const NdArray *v);
     /* out (1-D) = np.arange(start, ..., step) in out's dtype, with
      * NumPy's roundings (nd_arange_on). */
     int (*arange)(NdArray *out, double start, double step);
+    /* Checks that the host does not wait for: check_range queues a
+     * check that every entry of a (int64 or uint8) lies in [lo, hi),
+     * and keeps the first one that does not under tag, as gather does
+     * for its indices, unless an earlier check still kept holds one.
+     * take_pending waits for the queued work, copies the kept record
+     * into *pending and clears it. */
+    int (*check_range)(const NdArray *a, int64_t lo, int64_t hi, int tag);
+    int (*take_pending)(NdGpuPending *pending);
 } NdGpuBackend;
 
 /* The one symbol libnd_cuda.so exports. */

@@ -398,6 +398,7 @@ NdArray *nd_to_device(const NdArray *a, NdDevice device)
     double value;
     if (moves_by_value(a, device, &value))
         return new_filled(op, device, a->dtype, a->ndim, a->shape, value);
+    nd_device_settle(from);
     NdArray *out = new_array(op, device, a->dtype, a->ndim, a->shape);
     const NdDeviceOps *ops = device == ND_CPU ? from : to;
     int status = device == ND_CPU
@@ -407,6 +408,15 @@ NdArray *nd_to_device(const NdArray *a, NdDevice device)
         nd_release(out);
     nd_device_status(ops, op, status);
     return out;
+}
+
+void nd_synchronize(NdDevice device)
+{
+    const NdDeviceOps *ops = nd_device_ops(device);
+    if (!ops)
+        nd_error("nd_synchronize", "cannot reach %s: GPU support is off "
+                 "(%s)", nd_device_name(device), nd_gpu_status());
+    nd_device_settle(ops);
 }
 
 /* ------------------------------------------------------------ lifetime */
@@ -442,6 +452,7 @@ double nd_get_flat(const NdArray *a, int64_t i)
     const char *op = "nd_get_flat";
     const NdDeviceOps *ops = nd_device_ops(nd_same_device(op, 1, &a));
     check_flat_index(op, a, i);
+    nd_device_settle(ops);
     double value;
     nd_device_status(ops, op, ops->get(a, i, &value));
     return value;
@@ -463,6 +474,7 @@ double nd_item(const NdArray *a)
     if (a->size != 1)
         nd_error(op, "can only convert an array of size 1 to a "
                  "number (this one has %" PRId64 " elements)", a->size);
+    nd_device_settle(ops);
     double value;
     nd_device_status(ops, op, ops->get(a, 0, &value));
     return value;
@@ -496,6 +508,7 @@ bool nd_allclose(const NdArray *a, const NdArray *b, double rtol,
         nd_same_device(op, 2, (const NdArray *const[]){a, b}));
     int64_t shape[ND_MAX_DIMS];
     nd_broadcast_shapes(op, a, b, shape);
+    nd_device_settle(ops);
     bool close;
     nd_device_status(ops, op, ops->allclose(a, b, rtol, atol, &close));
     return close;

@@ -70,6 +70,7 @@ static void version_text(char *buf, size_t size, int version)
 static void release_at_exit()
 {
     release_staging();
+    release_pending();
     release_plans();
     release_blas();
     pool_close();
@@ -147,6 +148,8 @@ static const NdGpuBackend table = {
     transfer_path,
     scaled_sub,
     arange,
+    check_range,
+    take_pending,
 };
 
 } // namespace ndg

@@ -69,7 +69,10 @@ int argmax(NdArray *out, const NdArray *a, int axis);
 int gemm(NdArray *c, const NdArray *a, bool trans_a, const NdArray *b,
          bool trans_b);
 int gather(NdArray *out, const NdArray *a, const NdGpuIndexPlan *plan,
-           NdGpuIndexError *err);
+           int tag);
+int check_range(const NdArray *a, int64_t lo, int64_t hi, int tag);
+int take_pending(NdGpuPending *pending);
+void release_pending();
 int scatter_add(NdArray *a, const NdArray *values,
                 const NdGpuIndexPlan *plan, NdGpuIndexError *err);
 int fft(NdGpuFft kind, NdArray *out, const NdArray *in);

@@ -1,7 +1,10 @@
 /* index.cu - a[index] (gather) and np.add.at (scatter-add with atomics)
  * for a plan made on the host; nd_index_offset in nd_gpu.h, shared with
  * the CPU tests, finds each element. An index out of range is reported,
- * not wrapped: the first one a thread meets is recorded. */
+ * not wrapped: scatter-add reads its record back before it adds;
+ * gather, and check_range, keep theirs in the pending record, which
+ * the host takes when it next reads from the device (take_pending), so
+ * that a batch's checks make it wait for nothing. */
 #include "gpu.cuh"
 
 namespace ndg {
@@ -49,18 +52,138 @@ static BadIndex *new_record(int *status)
     return bad;
 }
 
+/* ------------------------------------------------------------ pending */
+
+/* The pending record, and the first failing position of the check in
+ * flight: each checking kernel lowers first with atomicMin, and a
+ * one-thread kernel queued after it writes the record (unless it holds
+ * one already) and sets first back. In device memory, made at the
+ * first check. */
+struct Pending {
+    NdGpuPending record;
+    unsigned long long first;
+};
+static Pending *pending;
+static const unsigned long long kNone = ~0ull;
+
+static int open_pending()
+{
+    if (pending)
+        return 0;
+    Pending *p = (Pending *)pool_alloc(sizeof *p);
+    if (!p)
+        return -1;
+    Pending empty = {};
+    empty.first = kNone;
+    if (upload(p, &empty, sizeof empty) != 0) {     /* once a process */
+        pool_free(p);
+        return -1;
+    }
+    pending = p;
+    return 0;
+}
+
+void release_pending()
+{
+    if (pending)
+        pool_free(pending);
+    pending = nullptr;
+}
+
+__device__ inline void note_first(Pending *p, int64_t i)
+{
+    atomicMin(&p->first, (unsigned long long)i);
+}
+
+/* gather's record: the plan's element p->first, found again. */
+__global__ void gather_report(Pending *p, NdGpuIndexPlan plan, int tag)
+{
+    if (p->first == kNone)
+        return;
+    if (!p->record.found) {
+        int k = 0;
+        int64_t index = 0;
+        nd_index_offset(&plan, (int64_t)p->first, &k, &index);
+        p->record = {1, tag, plan.arrays[k - 1].axis, index,
+                     (int64_t)p->first, plan.arrays[k - 1].axis_size};
+    }
+    p->first = kNone;
+}
+
+int take_pending(NdGpuPending *out)
+{
+    *out = NdGpuPending{};
+    if (!pending)
+        return 0;
+    int status = download(out, &pending->record, sizeof *out);
+    if (status == 0 && out->found)
+        status = check(cudaMemsetAsync(&pending->record, 0,
+                                       sizeof pending->record, 0),
+                       "cudaMemsetAsync");
+    return status;
+}
+
+/* ------------------------------------------------------------ checks */
+
+template <class T>
+__global__ void range_kernel(const T *a, int64_t n, int64_t lo, int64_t hi,
+                             Pending *p)
+{
+    ND_GPU_FOR(i, n)
+        if ((int64_t)a[i] < lo || (int64_t)a[i] >= hi)
+            note_first(p, i);
+}
+
+template <class T>
+__global__ void range_report(const T *a, int64_t hi, int tag, Pending *p)
+{
+    if (p->first == kNone)
+        return;
+    if (!p->record.found)
+        p->record = {1, tag, -1, (int64_t)a[p->first], (int64_t)p->first,
+                     hi};
+    p->first = kNone;
+}
+
+template <class T>
+static int check_range_as(const NdArray *a, int64_t lo, int64_t hi, int tag)
+{
+    int status = launch_kernel("check_range", blocks_for(a->size),
+                               kThreads, range_kernel<T>,
+                               (const T *)a->data, a->size, lo, hi,
+                               pending);
+    if (status == 0)
+        status = launch_kernel("check_range report", 1, 1, range_report<T>,
+                               (const T *)a->data, hi, tag, pending);
+    return status;
+}
+
+int check_range(const NdArray *a, int64_t lo, int64_t hi, int tag)
+{
+    if (a->dtype != ND_INT64 && a->dtype != ND_UINT8)
+        return fail("check_range: int64 or uint8 entries only, not %s",
+                    dtype_name(a->dtype));
+    if (a->size == 0)
+        return 0;
+    if (open_pending() != 0)
+        return -1;
+    return a->dtype == ND_UINT8
+               ? check_range_as<uint8_t>(a, lo, hi, tag)
+               : check_range_as<int64_t>(a, lo, hi, tag);
+}
+
 /* ------------------------------------------------------------ gather */
 
 template <class E>
 __global__ void gather_kernel(E *out, const E *a, NdGpuIndexPlan plan,
-                              BadIndex *bad)
+                              Pending *p)
 {
     ND_GPU_FOR(i, plan.size) {
         int k = 0;
         int64_t index = 0;
         int64_t offset = nd_index_offset(&plan, i, &k, &index);
         if (offset < 0)
-            record(bad, k, index);
+            note_first(p, i);
         else
             out[i] = a[offset];
     }
@@ -72,32 +195,30 @@ struct alignas(16) Element16 {
 
 template <class E>
 static int gather_as(NdArray *out, const NdArray *a,
-                     const NdGpuIndexPlan *plan, BadIndex *bad)
+                     const NdGpuIndexPlan *plan)
 {
-    if (plan->size == 0)
-        return 0;
     return launch_kernel("gather", blocks_for(plan->size), kThreads,
                          gather_kernel<E>, (E *)out->data,
-                         (const E *)a->data, *plan, bad);
+                         (const E *)a->data, *plan, pending);
 }
 
 int gather(NdArray *out, const NdArray *a, const NdGpuIndexPlan *plan,
-           NdGpuIndexError *err)
+           int tag)
 {
-    int status = 0;
-    BadIndex *bad = new_record(&status);
-    if (status == 0) {
-        switch (dtype_size(a->dtype)) {
-        case 1: status = gather_as<uint8_t>(out, a, plan, bad); break;
-        case 4: status = gather_as<uint32_t>(out, a, plan, bad); break;
-        case 8: status = gather_as<uint64_t>(out, a, plan, bad); break;
-        default: status = gather_as<Element16>(out, a, plan, bad); break;
-        }
+    if (plan->size == 0)
+        return 0;
+    if (open_pending() != 0)
+        return -1;
+    int status;
+    switch (dtype_size(a->dtype)) {
+    case 1: status = gather_as<uint8_t>(out, a, plan); break;
+    case 4: status = gather_as<uint32_t>(out, a, plan); break;
+    case 8: status = gather_as<uint64_t>(out, a, plan); break;
+    default: status = gather_as<Element16>(out, a, plan); break;
     }
-    if (status == 0)
-        status = report(bad, plan, err);
-    if (bad)
-        pool_free(bad);
+    if (status == 0 && plan->narrays > 0)
+        status = launch_kernel("gather report", 1, 1, gather_report,
+                               pending, *plan, tag);
     return status;
 }
 

@@ -315,18 +315,32 @@ static void catch_refusal(const char *message)
 }
 
 /* call(x), or NULL with the message in refusal_text when it stops with
- * an error. */
+ * an error, then or when its device is synchronised: a check the GPU
+ * makes without the host waiting (nd_getitem's indices) is told at the
+ * next read (nd_synchronize). */
 static NdArray *attempt(Call call, NdArray *const *x)
 {
     NdErrorHandler old = nd_set_error_handler(catch_refusal);
     NdArray *volatile result = NULL;
     refusal_text[0] = '\0';
-    if (setjmp(refusal) == 0)
+    if (setjmp(refusal) == 0) {
         result = call(x);
+        nd_synchronize(x[0]->device);
+    } else if (result) {
+        nd_release(result);
+        result = NULL;
+    }
     nd_set_error_handler(old);
     nd_release(pending);
     pending = NULL;
     return result;
+}
+
+/* Whether the device's refusal says what the host's does: the same
+ * words, which the GPU may follow with where its check was made. */
+static bool says_the_same(const char *device_text, const char *host_text)
+{
+    return strncmp(device_text, host_text, strlen(host_text)) == 0;
 }
 
 /* Makes the call on the host operands and on copies of them on device:
@@ -347,7 +361,9 @@ static void expect_both(NdDevice device, Call call, int n_operands,
             nd_release(got);
             fail_msg("the host refused (%s), the device did not", want_text);
         }
-        assert_string_equal(refusal_text, want_text);
+        if (!says_the_same(refusal_text, want_text))
+            fail_msg("the device refused with \"%s\", the host with "
+                     "\"%s\"", refusal_text, want_text);
         return;
     }
     if (!got) {

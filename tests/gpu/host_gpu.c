@@ -322,7 +322,43 @@ static int gemm(NdArray *c, const NdArray *a, bool trans_a,
 
 /* ------------------------------------------------------------ indexing */
 
-/* The record of the first index out of range, as index.cu reports it. */
+/* The checks that do not wait keep what they find here, as index.cu
+ * keeps it in device memory: the first failure of the first failing
+ * check, until it is taken. */
+static NdGpuPending pending;
+
+static void keep(int tag, int axis, int64_t value, int64_t position,
+                 int64_t limit)
+{
+    if (!pending.found)
+        pending = (NdGpuPending){1, tag, axis, value, position, limit};
+}
+
+static int take_pending(NdGpuPending *out)
+{
+    counts.waits++;
+    *out = pending;
+    pending = (NdGpuPending){0};
+    return 0;
+}
+
+static int check_range(const NdArray *a, int64_t lo, int64_t hi, int tag)
+{
+    if (a->dtype != ND_INT64 && a->dtype != ND_UINT8)
+        return fail("check_range: int64 or uint8 entries only");
+    counts.launches += 2;           /* the check and its report */
+    for (int64_t i = 0; i < a->size; i++) {
+        int64_t v = a->dtype == ND_UINT8 ? ((const uint8_t *)a->data)[i]
+                                         : ((const int64_t *)a->data)[i];
+        if (v < lo || v >= hi) {
+            keep(tag, -1, v, i, hi);
+            break;
+        }
+    }
+    return 0;
+}
+
+/* The record of scatter_add's first index out of range. */
 static void report(const NdGpuIndexPlan *plan, int bad, int64_t index,
                    NdGpuIndexError *err)
 {
@@ -336,20 +372,24 @@ static void report(const NdGpuIndexPlan *plan, int bad, int64_t index,
 }
 
 static int gather(NdArray *out, const NdArray *a,
-                  const NdGpuIndexPlan *plan, NdGpuIndexError *err)
+                  const NdGpuIndexPlan *plan, int tag)
 {
-    counts.launches++;
-    counts.waits++;                 /* the record is read back */
+    if (plan->size == 0)
+        return 0;
+    counts.launches += plan->narrays > 0 ? 2 : 1;   /* and its report */
     size_t size = nd_dtype_size(a->dtype);
-    int bad = 0;
-    int64_t bad_index = 0;
-    for (int64_t i = 0; i < plan->size && !bad; i++) {
+    for (int64_t i = 0; i < plan->size; i++) {
+        int bad = 0;
+        int64_t bad_index = 0;
         int64_t offset = nd_index_offset(plan, i, &bad, &bad_index);
-        if (offset >= 0)
+        if (offset >= 0) {
             memcpy((char *)out->data + i * (int64_t)size,
                    (const char *)a->data + offset * (int64_t)size, size);
+        } else if (!pending.found) {
+            keep(tag, plan->arrays[bad - 1].axis, bad_index, i,
+                 plan->arrays[bad - 1].axis_size);
+        }
     }
-    report(plan, bad, bad_index, err);
     return 0;
 }
 
@@ -462,6 +502,8 @@ static const NdGpuBackend table = {
     .transfer_path = transfer_path,
     .scaled_sub = scaled_sub,
     .arange = arange,
+    .check_range = check_range,
+    .take_pending = take_pending,
 };
 
 const NdGpuBackend *nd_gpu_backend(void)

@@ -890,6 +890,35 @@ static void test_mixing_refused(void **state)
     RELEASE_ARRAYS(hx, hW, x);
 }
 
+/* A label out of range, given on the device: softmax cross-entropy's
+ * check runs on the GPU, and the host hears of it at its next read
+ * (nd_synchronize), not when the function returns; the loss is made,
+ * the call goes on. The check of the next batch's good labels clears
+ * nothing that was not told. On cuda alone. */
+static void test_bad_label_told_at_the_read(void **state)
+{
+    NdDevice device = device_of(state);
+    NdArray *hx = nd_random_randn(ND_SHAPE(2, 3));
+    NdArray *ht = nd_from_buffer(ND_INT64, ND_SHAPE(2), (int64_t[]){0, 3});
+    NdArray *x = on(device, hx), *t = on(device, ht);
+    Variable *loss = F_softmax_cross_entropy(x, t);
+    assert_int_equal(loss->data->device, device);
+    EXPECT_ND_ERROR(nd_synchronize(device), "softmax_cross_entropy: "
+                    "label 3 of sample 1 is not a class of 0 .. 2 (a "
+                    "check on the GPU, told at the next read from it)");
+    nd_synchronize(device);                 /* told once */
+    NdArray *good = nd_from_buffer(ND_UINT8, ND_SHAPE(2), (uint8_t[]){2, 1});
+    NdArray *dgood = on(device, good);
+    Variable *fine = F_softmax_cross_entropy(x, dgood);
+    NdArray *bad_rows = nd_from_buffer(ND_INT64, ND_SHAPE(2),
+                                       (int64_t[]){1, -3});
+    NdArray *rows = on(device, bad_rows);
+    NdArray *picked = nd_getitem(x, 1, (NdIndex[]){ND_IDX_ARRAY(rows)});
+    EXPECT_ND_ERROR(nd_item(fine->data), "nd_getitem: index -3 is out "
+                    "of bounds for axis 0 with size 2 (a check on the GPU");
+    RELEASE_ARRAYS(hx, ht, x, t, good, dgood, bad_rows, rows, picked);
+}
+
 /* ------------------------------------------------------------ host side */
 
 /* gpu_enable and gpu_status are common/'s answer, asked once. */
@@ -967,6 +996,7 @@ static const struct {
     {"model_round_trip", test_model_round_trip, false},
     {"dataloader_round_trip", test_dataloader_round_trip, false},
     {"mixing_refused", test_mixing_refused, true},
+    {"bad_label_told_at_the_read", test_bad_label_told_at_the_read, true},
 #if STEP >= 53
     {"save_load", test_save_load, false},
 #endif

@@ -237,6 +237,10 @@ static void test_bad_labels(void **state)
                     "class of 0 .. 2");
     EXPECT_ND_ERROR(F_softmax_cross_entropy_simple(x, three),
                     "label 3 of sample 1");
+    NdArray *negative = nd_from_buffer(ND_INT64, ND_SHAPE(2), (int64_t[]){-1, 0});
+    EXPECT_ND_ERROR(F_softmax_cross_entropy(x, negative),
+                    "label -1 of sample 0 is not a class of 0 .. 2");
+    nd_release(negative);
     NdArray *one = nd_from_buffer(ND_INT64, ND_SHAPE(1), (int64_t[]){0});
     EXPECT_ND_ERROR(F_softmax_cross_entropy(x, one),
                     "want 2 integer labels, one per row of the scores; "

@@ -1026,10 +1026,11 @@ Variable *(F_mean_squared_error)(Variable *x0, Variable *x1)
 /* ---- softmax_cross_entropy_simple and SoftmaxCrossEntropy */
 
 /* The labels of t (N,) as the int64 array of indices that pick one
- * score per row of x (N, C), each checked to be in 0 .. C - 1, on a
- * host copy (one transfer from the GPU, where one per label would be a
- * transfer each); a new reference, on t's device. who names the caller
- * in an error. */
+ * score per row of x (N, C), each checked to be in 0 .. C - 1; a new
+ * reference, on t's device. On the GPU the check runs there, and a
+ * label out of range is told at the next read from the device
+ * (nd_check_range): nothing is copied back for it. who names the
+ * caller in an error. */
 static NdArray *label_indices(const NdArray *x, const NdArray *t,
                               const char *who)
 {
@@ -1040,19 +1041,9 @@ static NdArray *label_indices(const NdArray *x, const NdArray *t,
         nd_error(who, "want %lld integer labels, one per row of the "
                  "scores; got %lld of dtype %s", (long long)x->shape[0],
                  (long long)t->size, nd_dtype_name(t->dtype));
+    nd_check_range(who, t, 0, x->shape[1], "label %lld of sample %lld "
+                   "is not a class of 0 .. %lld");
     NdArray *labels = nd_reshape(t, ND_SHAPE(-1));      // t.ravel()
-    NdArray *host = as_numpy(labels);
-    for (int64_t i = 0; i < host->size; i++) {
-        double label = nd_get_flat(host, i);
-        if (label < 0 || label >= (double)x->shape[1]) {
-            nd_release(host);
-            nd_release(labels);
-            nd_error(who, "label %g of sample %lld is not a class of "
-                     "0 .. %lld", label, (long long)i,
-                     (long long)x->shape[1] - 1);
-        }
-    }
-    nd_release(host);
     NdArray *indices = nd_astype(labels, ND_INT64);
     nd_release(labels);
     return indices;
