@@ -1,7 +1,8 @@
 /* dataloaders.c - mini-batches out of a dataset, as the book's
  * dataloaders.py: DataLoader, an iterator over the batches of one
  * epoch, in a new random order every epoch, or in the dataset's own,
- * handed out on the host or on the GPU. */
+ * handed out on the host or on the GPU, where the dataset is copied
+ * once and each batch is made without a copy from the host. */
 #include <stdlib.h>
 
 #include "dezero.h"
@@ -16,12 +17,23 @@ static void dataloader_clear(Object *object)
     release(dataset);
 }
 
-/* Frees the loader at count 0: its dataset reference, its order. */
+/* Drops the copies of the dataset and of the order on the GPU. */
+static void release_device_copies(DataLoader *loader)
+{
+    nd_release(loader->device_index);
+    nd_release(loader->label);
+    nd_release(loader->data);
+    loader->device_index = loader->label = loader->data = NULL;
+}
+
+/* Frees the loader at count 0: its dataset reference, its order, its
+ * copies on the GPU. */
 static void dataloader_destroy(Object *object)
 {
     DataLoader *loader = (DataLoader *)object;
     dataloader_clear(object);
     nd_release(loader->index);
+    release_device_copies(loader);
     object_free(object);
 }
 
@@ -47,6 +59,8 @@ void dataloader_reset(DataLoader *loader)
 {
     loader->iteration = 0;
     nd_release(loader->index);
+    nd_release(loader->device_index);
+    loader->device_index = NULL;
     loader->index = loader->shuffle
                         ? nd_random_permutation(loader->data_size)
                         : nd_arange(0, (double)loader->data_size, 1,
@@ -77,9 +91,35 @@ DataLoader *dataloader(Dataset *dataset, int64_t batch_size, bool shuffle)
     return loader;
 }
 
+/* The rows of a at index, transformed by t as a batch (datasets.c's
+ * batch_of, on the GPU). */
+static NdArray *rows_of(const NdArray *a, const NdArray *index,
+                        const Transform *t)
+{
+    NdArray *rows = nd_getitem(a, 1, (NdIndex[]){ND_IDX_ARRAY(index)});
+    NdArray *y = transform_apply_batch(t, rows);
+    nd_release(rows);
+    return y;
+}
+
+/* The batch at batch_index, picked from the loader's copy of the
+ * dataset on the GPU and transformed there: the numbers dataset_batch
+ * makes on the host, with nothing copied from the host. */
+static void batch_on_device(const DataLoader *loader,
+                            const NdArray *batch_index, NdArray **x,
+                            NdArray **t)
+{
+    const Dataset *d = loader->dataset;
+    *x = rows_of(loader->data, batch_index, &d->transform);
+    *t = loader->label ? rows_of(loader->label, batch_index,
+                                 &d->target_transform)
+                       : NULL;
+}
+
 /* The epoch's next batch: the items at the next batch_size entries of
  * the order, stacked on the host and moved to the loader's device
- * (Python: xp.array of the items), into *x and *t as new references,
+ * (Python: xp.array of the items), or picked from the loader's copy of
+ * the dataset on the GPU, into *x and *t as new references,
  * and true; or,
  * when the epoch is over, a reset for the next one and false, with *x
  * and *t untouched (Python: next(loader), which raises StopIteration
@@ -92,8 +132,19 @@ bool dataloader_next(DataLoader *loader, NdArray **x, NdArray **t)
         return false;
     }
     int64_t i = loader->iteration, batch_size = loader->batch_size;
-    NdArray *batch_index = nd_getitem(loader->index, 1, (NdIndex[]){
-        ND_IDX_SLICE(i * batch_size, (i + 1) * batch_size, ND_NONE)});
+    NdIndex batch[] = {
+        ND_IDX_SLICE(i * batch_size, (i + 1) * batch_size, ND_NONE)};
+    if (loader->data) {
+        if (!loader->device_index)      /* once an epoch */
+            loader->device_index = nd_to_device(loader->index,
+                                                loader->device);
+        NdArray *batch_index = nd_getitem(loader->device_index, 1, batch);
+        batch_on_device(loader, batch_index, x, t);
+        nd_release(batch_index);
+        loader->iteration++;
+        return true;
+    }
+    NdArray *batch_index = nd_getitem(loader->index, 1, batch);
     NdArray *host_x, *host_t;
     dataset_batch(loader->dataset, batch_index, &host_x, &host_t);
     *x = nd_to_device(host_x, loader->device);
@@ -105,14 +156,23 @@ bool dataloader_next(DataLoader *loader, NdArray **x, NdArray **t)
     return true;
 }
 
-/* Python: DataLoader.to_cpu and to_gpu, self.gpu = False or True. */
+/* Python: DataLoader.to_cpu and to_gpu, self.gpu = False or True;
+ * to_gpu also copies the dataset there once, when its transforms can
+ * make whole batches (the copy waits for the device; no batch does). */
 void dataloader_to_cpu(DataLoader *loader)
 {
     loader->device = ND_CPU;
+    release_device_copies(loader);
 }
 
 void dataloader_to_gpu(DataLoader *loader)
 {
     require_gpu("dataloader_to_gpu");
     loader->device = ND_CUDA;
+    const Dataset *d = loader->dataset;
+    if (loader->data || !transform_takes_batches(&d->transform) ||
+        !transform_takes_batches(&d->target_transform))
+        return;
+    loader->data = nd_to_device(d->data, ND_CUDA);
+    loader->label = d->label ? nd_to_device(d->label, ND_CUDA) : NULL;
 }

@@ -1583,6 +1583,11 @@ typedef struct DataLoader {
                                  * epoch's order */
     NdDevice device;            /* where its batches are handed out
                                  * (Python: self.gpu); ND_CPU at first */
+    NdArray *data, *label;      /* owned: the dataset's data and labels
+                                 * copied to the GPU once, to make each
+                                 * batch there; NULL on the host */
+    NdArray *device_index;      /* owned: index, copied there once an
+                                 * epoch; NULL until needed */
 } DataLoader;
 
 /* A new loader of dataset's items in batches of batch_size, owned by
@@ -1603,9 +1608,13 @@ bool dataloader_next(DataLoader *loader, NdArray **x, NdArray **t);
  * (Python: loader.reset()). */
 void dataloader_reset(DataLoader *loader);
 /* Hands out the next batches on the host, or on the GPU (Python:
- * loader.to_cpu(), loader.to_gpu()): the dataset stays on the host, and
- * each batch is moved when it is made. dataloader_to_gpu stops with the
- * reason when the GPU cannot be used. */
+ * loader.to_cpu(), loader.to_gpu()). The dataset stays on the host;
+ * where its transforms have a batch form, dataloader_to_gpu copies its
+ * data and labels to the GPU once and each batch is picked and
+ * transformed there (the batch forms must then work on the GPU, as the
+ * T_ transforms do); otherwise each batch is made on the host and
+ * moved. dataloader_to_gpu stops with the reason when the GPU cannot
+ * be used. */
 void dataloader_to_cpu(DataLoader *loader);
 void dataloader_to_gpu(DataLoader *loader);
 
