@@ -36,14 +36,18 @@ enum {
 typedef enum PlanKind { PLAN_R2C, PLAN_C2C, PLAN_C2R } PlanKind;
 
 /* howmany transforms of shape dims (the real side for r2c and c2r), each
- * in_dist input and out_dist output elements after the one before. All
- * ints, so that keys compare with memcmp. */
+ * in_dist input and out_dist output elements after the one before, in
+ * place or not: FFTW runs a plan only on arrays placed as those it was
+ * made for, and the rows' pass of a square complex array asks for the
+ * same transforms as its columns' pass, out of place where the other is
+ * in place. All ints, so that keys compare with memcmp. */
 typedef struct PlanKey {
     PlanKind kind;
     int sign;                       /* FFTW_FORWARD or FFTW_BACKWARD */
     int rank;
     int dims[ND_MAX_DIMS];
     int howmany, in_dist, out_dist;
+    int in_place;                   /* 1: out is in */
 } PlanKey;
 
 typedef struct CachedPlan {
@@ -281,7 +285,8 @@ static void transform_columns(const char *op, int sign, double complex *data,
 {
     ColumnPass p = {.data = data, .rows = 1, .stride = stride,
                     .width = width};
-    PlanKey key = {.kind = PLAN_C2C, .sign = sign, .rank = ndim - 1};
+    PlanKey key = {.kind = PLAN_C2C, .sign = sign, .rank = ndim - 1,
+                   .in_place = 1};
     for (int d = 0; d < ndim - 1; d++) {
         p.rows *= shape[d];
         key.dims[d] = (int)shape[d];
