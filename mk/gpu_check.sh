@@ -26,6 +26,13 @@
 # also printed, and the last lines of a part that fails. Each part may
 # take PART_TIMEOUT seconds (180). Exits 1 when a part failed.
 #   usage: mk/gpu_check.sh VARIANT
+# A visit can be rehearsed without a GPU, after `make test`, against the
+# suite's stand-in for the GPU library (tests/gpu/host_gpu.c), which
+# computes on the CPU:
+#   ND_GPU_LIBRARY=$PWD/tests/build/default/lib/libhost_gpu.so \
+#   LD_LIBRARY_PATH=$PWD/tests/build/default/gpu/driver make gpu-check
+# Every part then runs its C and its scripts; its times say nothing,
+# and the GAN's epoch (j) runs out of time on a CPU.
 set -u
 cd "$(dirname "$0")/.." || exit 1
 variant=${1:-default}
