@@ -1274,6 +1274,12 @@ void dataset_item(const Dataset *d, int64_t index, NdArray **x,
  * [dataset[i][0] for i in index], and of the labels). */
 void dataset_batch(const Dataset *d, const NdArray *index, NdArray **x,
                    NdArray **t);
+/* The rows of a (one of a dataset's arrays) at index, on a's device,
+ * transformed by t, which must have a batch form: a new (n, ...) array
+ * (what dataset_batch makes of each; a DataLoader on the GPU makes its
+ * batches so from its copies there). */
+NdArray *dataset_rows(const NdArray *a, const NdArray *index,
+                      const Transform *t);
 
 /* The spiral as a dataset, owned by the innermost pool (Python:
  * dezero.datasets.Spiral(train, transform, target_transform)). */

@@ -100,8 +100,8 @@ void dataset_item(const Dataset *d, int64_t index, NdArray **x,
 }
 
 /* The rows of a at index, transformed by t as a batch: (n, ...). */
-static NdArray *batch_of(const NdArray *a, const NdArray *index,
-                         const Transform *t)
+NdArray *dataset_rows(const NdArray *a, const NdArray *index,
+                      const Transform *t)
 {
     NdArray *rows = nd_getitem(a, 1, (NdIndex[]){ND_IDX_ARRAY(index)});
     NdArray *y = transform_apply_batch(t, rows);
@@ -129,8 +129,8 @@ void dataset_batch(const Dataset *d, const NdArray *index, NdArray **x,
         transform_takes_batches(&d->target_transform)) {
         for (int64_t i = 0; i < n; i++)
             check_index(d, (int64_t)nd_get_flat(index, i));
-        *x = batch_of(d->data, index, &d->transform);
-        *t = d->label ? batch_of(d->label, index, &d->target_transform)
+        *x = dataset_rows(d->data, index, &d->transform);
+        *t = d->label ? dataset_rows(d->label, index, &d->target_transform)
                       : NULL;
         return;
     }

@@ -120,17 +120,6 @@ static NdArray *next_batch_index(DataLoader *loader)
     return index;
 }
 
-/* The rows of a at index, transformed by t as a batch (datasets.c's
- * batch_of, on the GPU). */
-static NdArray *rows_of(const NdArray *a, const NdArray *index,
-                        const Transform *t)
-{
-    NdArray *rows = nd_getitem(a, 1, (NdIndex[]){ND_IDX_ARRAY(index)});
-    NdArray *y = transform_apply_batch(t, rows);
-    nd_release(rows);
-    return y;
-}
-
 /* The batch at batch_index, picked from the loader's copy of the
  * dataset on the GPU and transformed there: the numbers dataset_batch
  * makes on the host, with nothing copied from the host. */
@@ -139,9 +128,9 @@ static void batch_on_device(const DataLoader *loader,
                             NdArray **t)
 {
     const Dataset *d = loader->dataset;
-    *x = rows_of(loader->data, batch_index, &d->transform);
-    *t = loader->label ? rows_of(loader->label, batch_index,
-                                 &d->target_transform)
+    *x = dataset_rows(loader->data, batch_index, &d->transform);
+    *t = loader->label ? dataset_rows(loader->label, batch_index,
+                                      &d->target_transform)
                        : NULL;
 }
 
