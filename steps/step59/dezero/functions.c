@@ -777,11 +777,14 @@ Variable *(F_sigmoid_simple)(Variable *x)
 /* tanh(x/2)/2 + 1/2, which equals 1 / (1 + e^-x) and is how Python's
  * Sigmoid computes it: no overflow of e^-x for a very negative x, and
  * the same last bits as Python. The 0.5s are 0-d, so a float32 x stays
- * float32. */
+ * float32; made in x's float dtype, as NumPy takes the Python float,
+ * they need no cast at each use (on the GPU, a kernel each). */
 static void sigmoid_forward(Function *self, NdArray *xs[], NdArray *ys[])
 {
     (void)self;
-    NdArray *half = as_array(0.5, ND_FLOAT64, get_array_module(xs[0]));
+    NdDtype dtype = nd_dtype_is_float(xs[0]->dtype) ? xs[0]->dtype
+                                                    : ND_FLOAT64;
+    NdArray *half = as_array(0.5, dtype, get_array_module(xs[0]));
     NdArray *scaled = nd_mul(xs[0], half);
     NdArray *y = nd_tanh(scaled);
     nd_imul(y, half);           /* * 0.5 and + 0.5 as NumPy rounds */
