@@ -106,9 +106,8 @@ static void cuda_settle(void)
         snprintf(what, sizeof what, format, (long long)p.value,
                  (long long)p.position, (long long)p.limit - 1);
     else
-        snprintf(what, sizeof what, "index %lld is out of bounds for axis "
-                 "%d with size %lld", (long long)p.value, p.axis,
-                 (long long)p.limit);
+        snprintf(what, sizeof what, ND_OUT_OF_BOUNDS, (long long)p.value,
+                 p.axis, (long long)p.limit);
     nd_error(op, "%s (a check on the GPU, told at the next read from "
              "it)", what);
 }

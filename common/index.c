@@ -107,8 +107,8 @@ static void check_in_bounds(const char *op, int64_t i, int axis,
                             int64_t size)
 {
     if (i < -size || i >= size)
-        nd_error(op, "index %" PRId64 " is out of bounds for axis %d "
-                 "with size %" PRId64, i, axis, size);
+        nd_error(op, ND_OUT_OF_BOUNDS, (long long)i, axis,
+                 (long long)size);
 }
 
 /* The smallest and largest entry of a uint8 or int64 index array, by

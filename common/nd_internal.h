@@ -14,6 +14,12 @@
 #include "nd_device.h"
 #include "nd_gpu.h"
 
+/* NumPy's words for an index out of range, with the index and the
+ * axis's size as long longs and the axis as an int: said at once by
+ * index.c, and by gpu.c for a check the GPU made without waiting. */
+#define ND_OUT_OF_BOUNDS \
+    "index %lld is out of bounds for axis %d with size %lld"
+
 /* Room for a shape written as "(2,3)" or "(2, 3)". */
 enum { ND_SHAPE_TEXT = ND_MAX_DIMS * 22 + 8 };
 

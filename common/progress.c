@@ -96,14 +96,14 @@ static void draw(NdProgress *p, double t)
     p->done_drawn = p->done;
 }
 
-/* Whether done, at time t, calls for a redraw: the first, the one that
- * reaches the total, and at most ten a second between. */
+/* Whether done, at time t, calls for a redraw of a line being drawn:
+ * the first, the one that reaches the total, and at most ten a second
+ * between. */
 static bool redraw_due(const NdProgress *p, int64_t done, double t)
 {
     bool finishes = p->total > 0 && done >= p->total &&
                     p->done_drawn < p->total;
-    return p->drawing &&
-           (finishes || p->last_drawn < 0 || t - p->last_drawn >= 0.1);
+    return finishes || p->last_drawn < 0 || t - p->last_drawn >= 0.1;
 }
 
 bool nd_progress_due(const NdProgress *p, int64_t done)
