@@ -170,9 +170,9 @@ void nd_isub(NdArray *dst, const NdArray *v);
 void nd_imul(NdArray *dst, const NdArray *v);
 /* dst -= a * v for a number a, as NumPy computes "dst -= a * v": the
  * product in the dtype a 0-d a and v give, then subtracted in place.
- * One pass, without the product's array, where dst and v are CPU
- * arrays of one float dtype and shape (an SGD step); otherwise (other
- * dtypes, a broadcast v, the GPU) the two operations. */
+ * One pass (one kernel on the GPU), without the product's array, where
+ * dst and v are arrays of one float dtype and shape (an SGD step);
+ * otherwise (other dtypes, a broadcast v) the two operations. */
 void nd_isub_scaled(NdArray *dst, double a, const NdArray *v);
 
 /* ------------------------------------------------------------ elementwise */
@@ -204,6 +204,16 @@ NdArray *nd_cos(const NdArray *a);
 NdArray *nd_tanh(const NdArray *a);
 NdArray *nd_sqrt(const NdArray *a);
 NdArray *nd_abs(const NdArray *a);   /* of a complex: its float modulus */
+
+/* Chains of the above that DeZero's functions compute, one kernel each
+ * on the GPU (fused.c); on the CPU, the chain, with its numbers.
+ * nd_sigmoid: tanh(a * 0.5) * 0.5 + 0.5, the 0.5s in a's float dtype.
+ * nd_softmax: e^(a - max) / sum(e^(a - max)) along axis.
+ * nd_log_softmax: a - logsumexp(a) along axis, logsumexp as m + log(sum(
+ * e^(a - m))) with m the max: no e^a overflows. */
+NdArray *nd_sigmoid(const NdArray *a);
+NdArray *nd_softmax(const NdArray *a, int axis);
+NdArray *nd_log_softmax(const NdArray *a, int axis);
 
 /* np.where(cond, a, b): cond is cast to bool; all three broadcast. */
 NdArray *nd_where(const NdArray *cond, const NdArray *a, const NdArray *b);

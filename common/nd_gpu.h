@@ -16,7 +16,7 @@ extern "C" {
 
 /* Bumped whenever the table below changes: a GPU library built from
  * other sources is refused instead of called through the wrong slots. */
-enum { ND_GPU_ABI_VERSION = 4 };
+enum { ND_GPU_ABI_VERSION = 5 };
 
 /* Why the GPU cannot be used, as the GPU library finds out. */
 typedef enum NdGpuInit {
@@ -37,7 +37,11 @@ typedef enum NdGpuBinary {
 typedef enum NdGpuUnary {
     ND_GPU_NEG, ND_GPU_EXP, ND_GPU_LOG, ND_GPU_SIN, ND_GPU_COS,
     ND_GPU_TANH, ND_GPU_SQRT, ND_GPU_ABS,
+    ND_GPU_SIGMOID,         /* nd_sigmoid's chain, float32 and float64 */
 } NdGpuUnary;
+
+/* The longest row the softmax kernel takes: one thread folds a row. */
+enum { ND_GPU_SOFTMAX_ROW = 4096 };
 
 typedef enum NdGpuReduce {
     ND_GPU_SUM, ND_GPU_MEAN, ND_GPU_MAX, ND_GPU_MIN,
@@ -224,6 +228,11 @@ typedef struct NdGpuBackend {
      * into *pending and clears it. */
     int (*check_range)(const NdArray *a, int64_t lo, int64_t hi, int tag);
     int (*take_pending)(NdGpuPending *pending);
+
+    /* Version 5 adds ND_GPU_SIGMOID and this. out = nd_softmax(a, -1),
+     * or nd_log_softmax(a, -1) when log, for a and out of one shape
+     * and float dtype, rows of 1 to ND_GPU_SOFTMAX_ROW elements. */
+    int (*softmax)(NdArray *out, const NdArray *a, bool log);
 } NdGpuBackend;
 
 /* The one symbol libnd_cuda.so exports. */

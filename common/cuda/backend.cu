@@ -150,6 +150,7 @@ static const NdGpuBackend table = {
     arange,
     check_range,
     take_pending,
+    softmax,
 };
 
 } // namespace ndg

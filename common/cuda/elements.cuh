@@ -1,9 +1,9 @@
 /* elements.cuh - what one element of a binary or unary operation is,
  * for every dtype: the functions the kernels of elementwise.cu apply,
- * and the output type of each, spelled out. They are __host__
- * __device__, so a host program can call them too: the suite's
- * test_gpu_elements checks each one against the CPU half on a machine
- * without a GPU.
+ * and the output type of each, spelled out; and what softmax.cu does
+ * to one row. They are __host__ __device__, so a host program can call
+ * them too: the suite's test_gpu_elements checks each one against the
+ * CPU half on a machine without a GPU.
  *
  * Why the output types are spelled out: nvcc compiles a .cu file twice,
  * once for the device and once for the host, and in the host pass a
@@ -134,6 +134,7 @@ template <int OP, class T> constexpr bool unary_supported()
     switch (OP) {
     case ND_GPU_ABS: return true;
     case ND_GPU_NEG: return !is_bool<T>;
+    case ND_GPU_SIGMOID: return is_float<T>;
     default: return is_float<T> || is_complex<T>;  /* exp, log, ... */
     }
 }
@@ -161,6 +162,12 @@ __host__ __device__ inline UnaryOut<OP, T> unary_element(T x)
         else if constexpr (is_int64<T>)
             return x < 0 ? (int64_t)(0 - (uint64_t)x) : x;
         else return x;                      /* uint8, bool */
+    } else if constexpr (OP == ND_GPU_SIGMOID) {
+        /* nd_sigmoid's chain, each step rounded to T as NumPy rounds
+         * each of its ufuncs: tanh(x * 0.5) * 0.5 + 0.5 */
+        T half = T(0.5), t = T(tanh(x * half));
+        T scaled = t * half;
+        return scaled + half;
     } else if constexpr (is_complex<T>) {
         if constexpr (OP == ND_GPU_EXP) return cuda::std::exp(x);
         else if constexpr (OP == ND_GPU_LOG) return cuda::std::log(x);
@@ -177,6 +184,84 @@ __host__ __device__ inline UnaryOut<OP, T> unary_element(T x)
         else return T(sqrt(x));
     }
 }
+
+/* ------------------------------------------------------------ rows */
+
+/* The sum of term(first) .. term(first + n - 1) in NumPy's pairwise
+ * order, as reduce.c adds a row: under 8 terms in turn; up to 128 in
+ * eight interleaved partial sums; more, as two halves, the first a
+ * multiple of 8 long. The halving is a chain of functions made at
+ * compile time, SPLITS deep, so the device runs no recursion (7 bring
+ * any row of up to ND_GPU_SOFTMAX_ROW elements down to 128); they are
+ * not inlined, else each level would hold two copies of the next. */
+template <int SPLITS, class T, class Term>
+__host__ __device__ __noinline__ T pairwise_sum(const Term &term,
+                                                int64_t first, int64_t n)
+{
+    if (n < 8) {
+        T sum = T(0);
+        for (int64_t i = 0; i < n; i++)
+            sum += term(first + i);
+        return sum;
+    }
+    if constexpr (SPLITS > 0) {
+        if (n > 128) {
+            int64_t half = n / 2;
+            half -= half % 8;
+            return pairwise_sum<SPLITS - 1, T>(term, first, half) +
+                   pairwise_sum<SPLITS - 1, T>(term, first + half, n - half);
+        }
+    }
+    T r[8];
+    for (int j = 0; j < 8; j++)
+        r[j] = term(first + j);
+    int64_t i;
+    for (i = 8; i < n - n % 8; i += 8)
+        for (int j = 0; j < 8; j++)
+            r[j] += term(first + i + j);
+    T sum = ((r[0] + r[1]) + (r[2] + r[3])) +
+            ((r[4] + r[5]) + (r[6] + r[7]));
+    for (; i < n; i++)
+        sum += term(first + i);
+    return sum;
+}
+
+/* e^(x[j] - m), a term of the softmax's sum. */
+template <class T> struct ShiftedExp {
+    const T *x;
+    T m;
+    __host__ __device__ T operator()(int64_t j) const
+    {
+        return T(exp(x[j] - m));
+    }
+};
+
+// region: a_row_of_softmax
+/* One row x of n elements (1 <= n <= ND_GPU_SOFTMAX_ROW) of nd_softmax
+ * into y, or of nd_log_softmax when take_log: the chain of fused.c,
+ * folded by one thread. m is the row's max (a NaN wins, as in np.max),
+ * s the sum of e^(x - m), added as the CPU half adds it; then y =
+ * e^(x - m) / s, or x - (m + log s), as logsumexp adds them. */
+template <class T>
+__host__ __device__ inline void softmax_row(T *y, const T *x, int64_t n,
+                                            bool take_log)
+{
+    T m = x[0];
+    for (int64_t j = 1; j < n; j++)
+        if (x[j] > m || x[j] != x[j])
+            m = x[j];
+    ShiftedExp<T> term = {x, m};
+    T s = pairwise_sum<7, T>(term, 0, n);
+    if (take_log) {
+        T log_z = m + T(log(s));
+        for (int64_t j = 0; j < n; j++)
+            y[j] = x[j] - log_z;
+    } else {
+        for (int64_t j = 0; j < n; j++)
+            y[j] = term(j) / s;
+    }
+}
+// endregion
 
 } // namespace ndg
 

@@ -255,6 +255,7 @@ int unary(NdGpuUnary op, NdArray *out, const NdArray *a)
     case ND_GPU_TANH: return unary_op<ND_GPU_TANH>(out, a);
     case ND_GPU_SQRT: return unary_op<ND_GPU_SQRT>(out, a);
     case ND_GPU_ABS: return unary_op<ND_GPU_ABS>(out, a);
+    case ND_GPU_SIGMOID: return unary_op<ND_GPU_SIGMOID>(out, a);
     }
     return fail("unknown unary operation %d", (int)op);
 }

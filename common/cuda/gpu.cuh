@@ -66,6 +66,7 @@ int allclose(const NdArray *a, const NdArray *b, double rtol, double atol,
              bool *result);
 int reduce(NdGpuReduce op, NdArray *out, const NdArray *a, unsigned axes);
 int argmax(NdArray *out, const NdArray *a, int axis);
+int softmax(NdArray *out, const NdArray *a, bool take_log);
 int gemm(NdArray *c, const NdArray *a, bool trans_a, const NdArray *b,
          bool trans_b);
 int gather(NdArray *out, const NdArray *a, const NdGpuIndexPlan *plan,

@@ -915,6 +915,42 @@ UNARY_TEST(tanh, false)
 UNARY_TEST(sqrt, true)
 UNARY_TEST(abs, false)
 
+/* nd_sigmoid, nd_softmax and nd_log_softmax: one kernel each where the
+ * GPU takes the operand (float, along the last axis, rows of up to
+ * ND_GPU_SOFTMAX_ROW), the chain of operations otherwise (along axis
+ * 0, rows of 5000, integers): the host's results either way, within
+ * SUM_ULPS where a sum is taken, at the size of the log-softmax's terms
+ * x and logsumexp(x) (under 16 here). A row of nothing is refused as
+ * np.max refuses it. */
+static void test_fused(void **state)
+{
+    NdDevice device = device_of(state);
+    static const Shape shapes[] = {
+        {2, {100, 10}}, {3, {2, 3, 4}}, {1, {7}}, {2, {3, 5000}},
+    };
+    static const NdDtype dtypes[] = {ND_FLOAT32, ND_FLOAT64, ND_INT64};
+    for (size_t k = 0; k < sizeof dtypes / sizeof dtypes[0]; k++) {
+        for (size_t s = 0; s < sizeof shapes / sizeof shapes[0]; s++) {
+            NdArray *a = sample(dtypes[k], SHAPE_OF(shapes[s]));
+            NdArray *d = on(device, a);
+            expect_close(device, nd_sigmoid(a), nd_sigmoid(d),
+                         ELEMENT_ULPS, 0.5);
+            for (int axis = -1; axis <= 0; axis++) {
+                expect_close(device, nd_softmax(a, axis),
+                             nd_softmax(d, axis), SUM_ULPS, 0);
+                expect_close(device, nd_log_softmax(a, axis),
+                             nd_log_softmax(d, axis), SUM_ULPS, 16);
+            }
+            RELEASE(a, d);
+        }
+    }
+    NdArray *empty = nd_empty_on(device, ND_FLOAT32, ND_SHAPE(3, 0));
+    EXPECT_ND_ERROR(nd_softmax(empty, 1), "zero-size array");
+    EXPECT_ND_ERROR(nd_log_softmax(empty, -1), "zero-size array");
+    EXPECT_ND_ERROR(nd_softmax(empty, 2), "out of bounds");
+    nd_release(empty);
+}
+
 static void test_where(void **state)
 {
     NdDevice device = device_of(state);
@@ -1517,6 +1553,7 @@ static const NdDevice on_cuda = ND_CUDA;
     X(div), X(pow), X(maximum), X(minimum), X(equal), X(not_equal), X(less), \
     X(less_equal), X(greater), X(greater_equal), X(nan_and_infinity), \
     X(neg), X(exp), X(log), X(sin), X(cos), X(tanh), X(sqrt), X(abs), \
+    X(fused), \
     X(where), X(clip), X(comparing_arrays), X(sum), X(mean), X(max), X(min), \
     X(reductions_with_nan), X(column_reductions), X(argmax), \
     X(reshape_and_views), X(transpose), X(broadcast_and_sum_to), \

@@ -107,6 +107,7 @@ extern "C" int host_unary(NdGpuUnary op, NdArray *out, const NdArray *a)
     case ND_GPU_TANH: return unary_on_host<ND_GPU_TANH>(out, a);
     case ND_GPU_SQRT: return unary_on_host<ND_GPU_SQRT>(out, a);
     case ND_GPU_ABS: return unary_on_host<ND_GPU_ABS>(out, a);
+    case ND_GPU_SIGMOID: return unary_on_host<ND_GPU_SIGMOID>(out, a);
     }
     return fail("unknown unary operation %d", (int)op);
 }
@@ -174,6 +175,25 @@ extern "C" int host_arange(NdArray *out, double start, double step)
         for (int64_t i = 0; i < out->size; i++)
             ((T *)out->data)[i] = arange_element<T>(start, step, i);
         return 0;
+    });
+}
+
+extern "C" int host_softmax(NdArray *out, const NdArray *a, bool take_log)
+{
+    if (out->dtype != a->dtype || out->size != a->size || a->size == 0)
+        return fail("out and a differ in dtype or size, or a is empty");
+    int64_t n = a->shape[a->ndim - 1], rows = a->size / n;
+    return visit_dtype(a->dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (is_float<T>) {
+            for (int64_t r = 0; r < rows; r++)
+                softmax_row((T *)out->data + r * n,
+                            (const T *)a->data + r * n, n, take_log);
+            return 0;
+        } else {
+            return fail("softmax: not supported for the dtype %s",
+                        dtype_name(a->dtype));
+        }
     });
 }
 

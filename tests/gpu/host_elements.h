@@ -26,6 +26,9 @@ int host_cast(NdArray *out, const NdArray *a);
 int host_scaled_sub(NdArray *dst, double a, const NdArray *v);
 /* out (1-D) = np.arange(start, ..., step) in out's dtype. */
 int host_arange(NdArray *out, double start, double step);
+/* out = nd_softmax(a, -1), or nd_log_softmax(a, -1) when take_log, row
+ * by row as softmax.cu's threads fold them; a float, not empty. */
+int host_softmax(NdArray *out, const NdArray *a, bool take_log);
 const char *host_elements_error(void);
 
 #ifdef __cplusplus

@@ -46,61 +46,64 @@ void host_gpu_counts(HostGpuCounts *out)
 
 /* ------------------------------------------------------------ memory */
 
-/* A block: its size before the bytes handed out (16 of them, to keep
- * the alignment of malloc). Freed blocks are kept for a later alloc of
- * the same size, as the real pool does, so that its counters mean the
- * same. */
-enum { HEADER = 16, CACHE = 256 };
-static void *cached[CACHE];
-static int ncached;
+/* A block: its header (size and the next cached block) before the
+ * bytes handed out, 16 bytes, which keep malloc's alignment. Freed
+ * blocks are kept, all of them, for a later alloc of the same size, as
+ * the real pool keeps them until pool_trim, so that its counters mean
+ * the same. */
+typedef struct Header {
+    size_t bytes;
+    struct Header *next;
+} Header;
+static Header *cached;              /* the cached blocks, newest first */
 static NdGpuPoolStats stats;
 
-static size_t block_size(const void *ptr)
+static Header *header_of(void *ptr)
 {
-    return *(const size_t *)((const char *)ptr - HEADER);
+    return (Header *)ptr - 1;
 }
 
 static void *pool_alloc(size_t bytes)
 {
-    for (int i = 0; i < ncached; i++) {
-        if (block_size(cached[i]) == bytes) {
-            void *ptr = cached[i];
-            cached[i] = cached[--ncached];
+    for (Header **at = &cached; *at; at = &(*at)->next) {
+        if ((*at)->bytes == bytes) {
+            Header *block = *at;
+            *at = block->next;
             stats.cached_bytes -= bytes;
             stats.used_bytes += bytes;
             stats.reuses++;
-            return ptr;
+            return block + 1;
         }
     }
-    char *block = malloc(HEADER + (bytes ? bytes : 1));
+    Header *block = malloc(sizeof(Header) + (bytes ? bytes : 1));
     if (!block) {
         fail("out of memory for %zu bytes", bytes);
         return NULL;
     }
-    *(size_t *)block = bytes;
+    block->bytes = bytes;
     stats.used_bytes += bytes;
     stats.device_mallocs++;
-    return block + HEADER;
+    return block + 1;
 }
 
 static void pool_free(void *ptr)
 {
     if (!ptr)
         return;
-    size_t bytes = block_size(ptr);
-    stats.used_bytes -= bytes;
-    if (ncached < CACHE) {
-        cached[ncached++] = ptr;
-        stats.cached_bytes += bytes;
-    } else {
-        free((char *)ptr - HEADER);
-    }
+    Header *block = header_of(ptr);
+    stats.used_bytes -= block->bytes;
+    stats.cached_bytes += block->bytes;
+    block->next = cached;
+    cached = block;
 }
 
 static int pool_trim(void)
 {
-    while (ncached > 0)
-        free((char *)cached[--ncached] - HEADER);
+    while (cached) {
+        Header *next = cached->next;
+        free(cached);
+        cached = next;
+    }
     stats.cached_bytes = 0;
     return 0;
 }
@@ -236,6 +239,7 @@ static const UnaryFn unary_fns[] = {
     [ND_GPU_NEG] = nd_neg, [ND_GPU_EXP] = nd_exp, [ND_GPU_LOG] = nd_log,
     [ND_GPU_SIN] = nd_sin, [ND_GPU_COS] = nd_cos, [ND_GPU_TANH] = nd_tanh,
     [ND_GPU_SQRT] = nd_sqrt, [ND_GPU_ABS] = nd_abs,
+    [ND_GPU_SIGMOID] = nd_sigmoid,
 };
 
 static int unary(NdGpuUnary op, NdArray *out, const NdArray *a)
@@ -318,6 +322,13 @@ static int gemm(NdArray *c, const NdArray *a, bool trans_a,
     if (trans_b)
         nd_release(tb);
     return store(c, result);
+}
+
+/* The CPU half's chain: the stand-in's "kernel" is the oracle itself. */
+static int softmax(NdArray *out, const NdArray *a, bool log)
+{
+    NdArray va = host_view(a);
+    return store(out, log ? nd_log_softmax(&va, -1) : nd_softmax(&va, -1));
 }
 
 /* ------------------------------------------------------------ indexing */
@@ -504,6 +515,7 @@ static const NdGpuBackend table = {
     .arange = arange,
     .check_range = check_range,
     .take_pending = take_pending,
+    .softmax = softmax,
 };
 
 const NdGpuBackend *nd_gpu_backend(void)

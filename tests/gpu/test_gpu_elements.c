@@ -24,6 +24,10 @@
  * 4 for complex128 pow, 3 for float64 sin and complex128 tanh, 2 or
  * less for the rest (each case prints its largest). */
 enum { MAX_ULPS = 4 };
+/* A softmax's element e^(x - m) / s carries the distances of two such
+ * functions: its exp's and that of the sum of them (added in the same
+ * order on both sides). */
+enum { SOFTMAX_ULPS = 2 * MAX_ULPS };
 
 static const NdDtype all_dtypes[] = {
     ND_BOOL, ND_UINT8, ND_INT64, ND_FLOAT32, ND_FLOAT64, ND_COMPLEX64,
@@ -94,10 +98,13 @@ static NdArray *values(NdDtype dtype, bool exponents)
  * result's modulus and the argument's: where a function's result is
  * small but its argument is not (log near |z| = 1, sin near a multiple
  * of pi), both libraries have lost those digits to the same
- * cancellation, and only the argument's scale is meaningful. Borrows
- * all three. */
+ * cancellation, and only the argument's scale is meaningful. For the
+ * same reason a real result counts in ulps of terms where it is smaller
+ * than that, the size of the terms it was added from (0.5 for the
+ * sigmoid's tanh(x/2)/2 + 1/2; 0: none). Borrows all three arrays. */
 static double expect_agree(const char *what, const NdArray *a,
-                           const NdArray *want, const NdArray *got)
+                           const NdArray *want, const NdArray *got,
+                           double terms)
 {
     assert_int_equal(got->dtype, want->dtype);
     assert_int_equal(got->size, want->size);
@@ -105,7 +112,7 @@ static double expect_agree(const char *what, const NdArray *a,
     for (int64_t i = 0; i < want->size; i++) {
         double complex w = element_of(want, i), g = element_of(got, i);
         double scale = is_complex(want->dtype)
-                           ? fmax(cabs(w), cabs(element_of(a, i))) : 0;
+                           ? fmax(cabs(w), cabs(element_of(a, i))) : terms;
         double d = fmax(ulps_apart(creal(w), creal(g), want->dtype, scale),
                         ulps_apart(cimag(w), cimag(g), want->dtype, scale));
         bool ok = is_float(want->dtype) ? d <= MAX_ULPS : d == 0;
@@ -132,6 +139,7 @@ static const struct {
     {ND_GPU_LOG, "log", nd_log}, {ND_GPU_SIN, "sin", nd_sin},
     {ND_GPU_COS, "cos", nd_cos}, {ND_GPU_TANH, "tanh", nd_tanh},
     {ND_GPU_SQRT, "sqrt", nd_sqrt}, {ND_GPU_ABS, "abs", nd_abs},
+    {ND_GPU_SIGMOID, "sigmoid", nd_sigmoid},
 };
 enum { N_UNARY = sizeof unary_ops / sizeof unary_ops[0] };
 
@@ -142,6 +150,8 @@ static bool unary_takes(NdGpuUnary op, NdDtype d)
         return true;
     if (op == ND_GPU_NEG)
         return d != ND_BOOL;
+    if (op == ND_GPU_SIGMOID)
+        return is_float(d) && !is_complex(d);
     return is_float(d);
 }
 
@@ -169,7 +179,8 @@ static void test_unary(void **state)
             if (host_unary(unary_ops[k].op, got, a) != 0)
                 fail_msg("%s of %s: %s", unary_ops[k].name,
                          nd_dtype_name(dtype), host_elements_error());
-            double d = expect_agree(unary_ops[k].name, a, want, got);
+            double terms = unary_ops[k].op == ND_GPU_SIGMOID ? 0.5 : 0;
+            double d = expect_agree(unary_ops[k].name, a, want, got, terms);
             if (d > largest) {
                 largest = d;
                 where = dtype;
@@ -178,7 +189,7 @@ static void test_unary(void **state)
             nd_release(want);
             nd_release(a);
         }
-        print_message("%-5s largest distance: %g ulps (%s)\n",
+        print_message("%-7s largest distance: %g ulps (%s)\n",
                       unary_ops[k].name, largest, nd_dtype_name(where));
     }
 }
@@ -249,7 +260,8 @@ static void test_binary(void **state)
                 if (host_binary(binary_ops[k].op, got, a, b) != 0)
                     fail_msg("%s of %s: %s", binary_ops[k].name,
                              nd_dtype_name(dtype), host_elements_error());
-                double d = expect_agree(binary_ops[k].name, a, want, got);
+                double d = expect_agree(binary_ops[k].name, a, want, got,
+                                        0);
                 if (d > largest) {
                     largest = d;
                     where = dtype;
@@ -387,6 +399,71 @@ static void test_arange(void **state)
     }
 }
 
+/* ------------------------------------------------------------ softmax */
+
+/* softmax.cu's rows against the CPU half's chains, for rows of 1 to
+ * 1000 elements: values N(0, 2), one row with a score of 1000 (e^1000
+ * overflows unless the max is taken out first) and one with a NaN
+ * (which must fill its row). Each result counts in ulps of its row's
+ * largest term: a log-softmax x - logsumexp(x) is small where x is
+ * the max, though neither term is. Both sides add a row in NumPy's
+ * pairwise order; the distances stay within SOFTMAX_ULPS. */
+static void test_softmax(void **state)
+{
+    (void)state;
+    nd_random_seed(26);
+    static const int64_t widths[] = {1, 3, 10, 100, 1000};
+    static const NdDtype dtypes[] = {ND_FLOAT32, ND_FLOAT64};
+    for (int log = 0; log <= 1; log++) {
+        double largest = 0;
+        for (int k = 0; k < 2; k++) {
+            for (int w = 0; w < 5; w++) {
+                int64_t n = widths[w];
+                NdArray *r = nd_random_randn(ND_SHAPE(4, n));
+                NdArray *two = nd_scalar(2.0), *x = nd_mul(r, two);
+                nd_set_flat(x, n, 1000.0);              /* row 1 */
+                nd_set_flat(x, 3 * n + n / 2, NAN);     /* row 3 */
+                NdArray *a = nd_astype(x, dtypes[k]);
+                NdArray *want = log ? nd_log_softmax(a, -1)
+                                    : nd_softmax(a, -1);
+                NdArray *got = nd_empty(a->dtype, a->ndim, a->shape);
+                assert_int_equal(host_softmax(got, a, log), 0);
+                for (int64_t i = 0; i < a->size; i++) {
+                    double terms = 0;
+                    for (int64_t j = i - i % n; j < i - i % n + n; j++)
+                        terms = fmax(terms, fabs(nd_get_flat(a, j)));
+                    terms = log ? terms : 0;
+                    double d = ulps_apart(nd_get_flat(want, i),
+                                          nd_get_flat(got, i), a->dtype,
+                                          terms);
+                    if (d > SOFTMAX_ULPS)
+                        fail_msg("%s, %s, row of %lld, element %lld: the "
+                                 "kernel gives %.17g, the CPU half %.17g",
+                                 log ? "log_softmax" : "softmax",
+                                 nd_dtype_name(a->dtype), (long long)n,
+                                 (long long)i, nd_get_flat(got, i),
+                                 nd_get_flat(want, i));
+                    largest = fmax(largest, d);
+                }
+                nd_release(got);
+                nd_release(want);
+                nd_release(a);
+                nd_release(x);
+                nd_release(two);
+                nd_release(r);
+            }
+        }
+        print_message("%-11s largest distance: %g ulps\n",
+                      log ? "log_softmax" : "softmax", largest);
+    }
+    NdArray *ints = nd_zeros(ND_INT64, ND_SHAPE(2, 3));
+    NdArray *out = nd_empty(ND_INT64, ND_SHAPE(2, 3));
+    assert_int_equal(host_softmax(out, ints, false), -1);
+    assert_non_null(strstr(host_elements_error(), "not supported"));
+    nd_release(out);
+    nd_release(ints);
+}
+
 /* ulps_apart itself, on numbers whose distance is known. */
 static void test_ulps_apart(void **state)
 {
@@ -413,6 +490,7 @@ int main(void)
         cmocka_unit_test(test_casts),
         cmocka_unit_test(test_scaled_sub),
         cmocka_unit_test(test_arange),
+        cmocka_unit_test(test_softmax),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -812,22 +812,13 @@ Variable *(F_sigmoid_simple)(Variable *x)
 
 /* tanh(x/2)/2 + 1/2, which equals 1 / (1 + e^-x) and is how Python's
  * Sigmoid computes it: no overflow of e^-x for a very negative x, and
- * the same last bits as Python. The 0.5s are 0-d, so a float32 x stays
- * float32; made in x's float dtype, as NumPy takes the Python float,
- * they need no cast at each use (on the GPU, a kernel each). */
+ * the same last bits as Python. nd_sigmoid is that chain of four
+ * ufuncs, its 0.5s in x's float dtype (a float32 x stays float32);
+ * on the GPU, one kernel does the four. */
 static void sigmoid_forward(Function *self, NdArray *xs[], NdArray *ys[])
 {
     (void)self;
-    NdDtype dtype = nd_dtype_is_float(xs[0]->dtype) ? xs[0]->dtype
-                                                    : ND_FLOAT64;
-    NdArray *half = as_array(0.5, dtype, get_array_module(xs[0]));
-    NdArray *scaled = nd_mul(xs[0], half);
-    NdArray *y = nd_tanh(scaled);
-    nd_imul(y, half);           /* * 0.5 and + 0.5 as NumPy rounds */
-    nd_iadd(y, half);           /* them, in tanh's array: no copies */
-    ys[0] = y;
-    nd_release(scaled);
-    nd_release(half);
+    ys[0] = nd_sigmoid(xs[0]);
 }
 
 /* dy/dx = y (1 - y), made of the output, which the function reaches
@@ -927,19 +918,12 @@ typedef struct SoftmaxFunction {
 } SoftmaxFunction;
 
 /* e^(x - max) / sum(e^(x - max)): the same value as e^x / sum(e^x),
- * since the factor e^-max cancels, but no e^x can overflow. */
+ * since the factor e^-max cancels, but no e^x can overflow. nd_softmax
+ * is that chain; on the GPU, one kernel does its five steps. */
 static void softmax_forward(Function *self, NdArray *xs[], NdArray *ys[])
 {
     const SoftmaxFunction *f = (const SoftmaxFunction *)self;
-    NdArray *max = nd_max(xs[0], ND_AXES(f->axis), true);
-    NdArray *shifted = nd_sub(xs[0], max);
-    NdArray *e = nd_exp(shifted);
-    NdArray *sum = nd_sum(e, ND_AXES(f->axis), true);
-    ys[0] = nd_div(e, sum);
-    nd_release(sum);
-    nd_release(e);
-    nd_release(shifted);
-    nd_release(max);
+    ys[0] = nd_softmax(xs[0], f->axis);
 }
 
 /* dy_i/dx_j = y_i (delta_ij - y_j), so gx = y gy - y sum(y gy) along
@@ -1178,8 +1162,9 @@ Variable *(F_softmax_cross_entropy_simple)(Variable *x, Variable *t)
 // endregion
 
 /* -sum(log p[i, t[i]]) / N with log p = x - logsumexp(x): no softmax is
- * taken, so no p underflows to 0. N is divided as a float32, as Python
- * does, so float32 scores give a float32 loss. */
+ * taken, so no p underflows to 0. nd_log_softmax is Python's x -
+ * utils.logsumexp(x, axis=1), one kernel on the GPU. N is divided as a
+ * float32, as Python does, so float32 scores give a float32 loss. */
 static void softmax_cross_entropy_forward(Function *self, NdArray *xs[],
                                           NdArray *ys[])
 {
@@ -1187,8 +1172,7 @@ static void softmax_cross_entropy_forward(Function *self, NdArray *xs[],
     const NdArray *x = xs[0];                       // (N, C)
     NdArray *labels = label_indices(x, xs[1], "softmax_cross_entropy");
     int64_t N = x->shape[0];
-    NdArray *log_z = logsumexp(x, 1);               // (N, 1)
-    NdArray *log_p = nd_sub(x, log_z);              // (N, C)
+    NdArray *log_p = nd_log_softmax(x, 1);          // (N, C)
     NdArray *rows = row_indices(N, get_array_module(x));
     NdArray *picked = nd_getitem(log_p, 2, (NdIndex[]){
         ND_IDX_ARRAY(rows), ND_IDX_ARRAY(labels)});     // (N,)
@@ -1203,7 +1187,6 @@ static void softmax_cross_entropy_forward(Function *self, NdArray *xs[],
     nd_release(picked);
     nd_release(rows);
     nd_release(log_p);
-    nd_release(log_z);
     nd_release(labels);
 }
 
@@ -1212,7 +1195,8 @@ static void softmax_cross_entropy_forward(Function *self, NdArray *xs[],
  * subtraction of an int64 array does. Python picks the rows of
  * xp.eye(C); here row i is made on t's device as t[i] == j for every
  * class j, the same numbers with no identity copied there and no rows
- * picked. t gets no gradient. */
+ * picked, and nothing read out of range: the forward has checked t.
+ * t gets no gradient. */
 static void softmax_cross_entropy_backward(Function *self, Variable *gys[],
                                            Variable *gxs[])
 {
@@ -1220,9 +1204,7 @@ static void softmax_cross_entropy_backward(Function *self, Variable *gys[],
     int64_t N = variable_shape(x)[0], CLS_NUM = variable_shape(x)[1];
     Variable *gy = F_mul(gys[0], 1.0 / (double)N);
     Variable *y = F_softmax(x, 1);
-    NdArray *labels = label_indices(x->data, t->data,
-                                    "softmax_cross_entropy");
-    NdArray *column = nd_reshape(labels, ND_SHAPE(N, 1));        // (N, 1)
+    NdArray *column = nd_reshape(t->data, ND_SHAPE(N, 1));       // (N, 1)
     NdArray *classes = nd_arange_on(get_array_module(t), 0,
                                     (double)CLS_NUM, 1, ND_INT64); // (C,)
     NdArray *is_label = nd_equal(column, classes);              // (N, C)
@@ -1231,7 +1213,6 @@ static void softmax_cross_entropy_backward(Function *self, Variable *gys[],
     nd_release(is_label);
     nd_release(classes);
     nd_release(column);
-    nd_release(labels);
 }
 
 static const FunctionClass softmax_cross_entropy_class = {

@@ -1,0 +1,124 @@
+/* fused.c - operations that DeZero writes as a chain of NumPy ufuncs
+ * and reductions, given one name here so that the GPU can do each in
+ * one kernel: the sigmoid, softmax and log-softmax. On the CPU each is
+ * that chain itself, call for call (so the numbers are NumPy's, and the
+ * oracle the kernels are tested against); on the GPU one launch does
+ * what took five to seven, where the kernel takes the operand (float32
+ * or float64; the softmaxes along the last axis), and the chain runs
+ * there otherwise. */
+#include "nd_internal.h"
+
+/* ------------------------------------------------------------ sigmoid */
+
+/* The dtype of the sigmoid's 0.5s: a's float dtype, as NumPy takes
+ * the Python float, else float64 (an integer a is then float64 once
+ * multiplied). */
+static NdDtype half_dtype(const NdArray *a)
+{
+    return nd_dtype_is_float(a->dtype) ? a->dtype : ND_FLOAT64;
+}
+
+/* tanh(a * 0.5) * 0.5 + 0.5, NumPy's four ufuncs; the last two in
+ * tanh's array, as "y *= 0.5; y += 0.5" would do. */
+static NdArray *sigmoid_chain(const NdArray *a)
+{
+    NdArray *half = nd_full_on(a->device, half_dtype(a), ND_SCALAR_SHAPE,
+                               0.5);
+    NdArray *scaled = nd_mul(a, half);
+    NdArray *y = nd_tanh(scaled);
+    nd_imul(y, half);
+    nd_iadd(y, half);
+    nd_release(scaled);
+    nd_release(half);
+    return y;
+}
+
+NdArray *nd_sigmoid(const NdArray *a)
+{
+    NdDevice device = nd_same_device("nd_sigmoid", 1, &a);
+    const NdGpuBackend *kernels = nd_kernels(device);
+    if (!kernels || !nd_dtype_is_float(a->dtype))
+        return sigmoid_chain(a);
+    NdArray *y = nd_empty_on(device, a->dtype, a->ndim, a->shape);
+    if (y->size > 0)
+        nd_device_check("nd_sigmoid", device,
+                        kernels->unary(ND_GPU_SIGMOID, y, a));
+    return y;
+}
+
+/* ------------------------------------------------------------ softmax */
+
+/* e^(a - max) / sum(e^(a - max)) along axis, the max and the sum kept
+ * as size 1 (DeZero's Softmax.forward). */
+static NdArray *softmax_chain(const NdArray *a, int axis)
+{
+    NdArray *max = nd_max(a, ND_AXES(axis), true);
+    NdArray *shifted = nd_sub(a, max);
+    NdArray *e = nd_exp(shifted);
+    NdArray *sum = nd_sum(e, ND_AXES(axis), true);
+    NdArray *y = nd_div(e, sum);
+    nd_release(sum);
+    nd_release(e);
+    nd_release(shifted);
+    nd_release(max);
+    return y;
+}
+
+/* a - logsumexp(a) along axis, logsumexp in DeZero's order (m = max;
+ * s = sum(e^(a - m)); m + log(s)), so that no e^a overflows (DeZero's
+ * SoftmaxCrossEntropy.forward). An integer a gives float64, as
+ * np.exp(a) does (DeZero's "m += log(s)" would refuse to store it). */
+static NdArray *log_softmax_chain(const NdArray *a, int axis)
+{
+    NdArray *m = nd_max(a, ND_AXES(axis), true);
+    NdArray *shifted = nd_sub(a, m);
+    NdArray *e = nd_exp(shifted);
+    NdArray *s = nd_sum(e, ND_AXES(axis), true);
+    NdArray *log_s = nd_log(s);
+    NdArray *log_z = nd_add(m, log_s);
+    NdArray *y = nd_sub(a, log_z);
+    nd_release(log_z);
+    nd_release(log_s);
+    nd_release(s);
+    nd_release(e);
+    nd_release(shifted);
+    nd_release(m);
+    return y;
+}
+
+/* Whether the GPU's softmax kernel takes a along axis: a float array
+ * on the GPU, along its last axis, rows of 1 to ND_GPU_SOFTMAX_ROW
+ * elements (an empty row is the chain's error: a max of nothing). */
+static bool softmax_in_one_kernel(const char *name, const NdArray *a,
+                                  int axis)
+{
+    if (!nd_kernels(a->device) || !nd_dtype_is_float(a->dtype) ||
+        a->ndim == 0 || a->size == 0)
+        return false;
+    int64_t row = a->shape[a->ndim - 1];
+    return nd_normalize_axis(name, axis, a->ndim) == a->ndim - 1 &&
+           row <= ND_GPU_SOFTMAX_ROW;
+}
+
+/* nd_softmax, or nd_log_softmax when log: one kernel where the GPU
+ * takes a, else the chain. */
+static NdArray *softmax(const char *name, const NdArray *a, int axis,
+                        bool log)
+{
+    NdDevice device = nd_same_device(name, 1, &a);
+    if (!softmax_in_one_kernel(name, a, axis))
+        return log ? log_softmax_chain(a, axis) : softmax_chain(a, axis);
+    NdArray *y = nd_empty_on(device, a->dtype, a->ndim, a->shape);
+    nd_device_check(name, device, nd_kernels(device)->softmax(y, a, log));
+    return y;
+}
+
+NdArray *nd_softmax(const NdArray *a, int axis)
+{
+    return softmax("nd_softmax", a, axis, false);
+}
+
+NdArray *nd_log_softmax(const NdArray *a, int axis)
+{
+    return softmax("nd_log_softmax", a, axis, true);
+}
