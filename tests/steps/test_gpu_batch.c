@@ -12,9 +12,10 @@
  * The batch is step 52's: 100 images of a tiny MNIST, the MLP (1000,
  * 10) with sigmoid, softmax cross-entropy, SGD (the program's add_loss,
  * four launches and no wait, is left to it). The stand-in computes
- * with the CPU half, so its losses
- * must equal the host's to the bit: that checks the device paths'
- * logic (labels, index arrays, numbers moved to the device) as well.
+ * with the CPU half, so its losses must equal the host's to the bit:
+ * that checks the device paths' logic (labels, index arrays, numbers
+ * moved to the device) as well. From step 60, the batches of a
+ * SeqDataLoader on the device wait no more than a DataLoader's.
  * Without the stand-in (no GPU, or a real one) the cases are skipped. */
 #include <dlfcn.h>
 
@@ -124,10 +125,56 @@ static void test_batch_on_the_stand_in(void **state)
     assert_int_equal(last.launches, BATCH_LAUNCHES);
 }
 
+#if STEP >= 60
+/* Ten items 0., 1., ..., 9., (10, 1), with no labels. */
+static void ten_prepare(Dataset *self)
+{
+    NdArray *a = nd_arange(0, 10, 1, ND_FLOAT64);
+    self->data = nd_reshape(a, ND_SHAPE(10, 1));
+    nd_release(a);
+}
+
+static const DatasetClass ten_class = {.name = "Ten",
+                                       .prepare = ten_prepare};
+
+/* Step 60's SeqDataLoader on the GPU makes its batches there as a
+ * DataLoader does: its order goes there once an epoch, and after the
+ * first no batch waits. Batch n holds items n, n + 3 and n + 6, as in
+ * Python (batch_size 3, so the sequences start 10 // 3 apart). */
+static void test_seq_loader_on_the_stand_in(void **state)
+{
+    (void)state;
+    if (!stand_in_counts)
+        skip();
+    Pool *pool = pool_new();
+    Dataset *d = dataset_new(&ten_class, sizeof(Dataset), true,
+                             (DatasetOptions){0});
+    DataLoader *loader = seq_dataloader(d, 3);
+    dataloader_to_gpu(loader);
+    for (int n = 0; n < 4; n++) {
+        HostGpuCounts before = counts_now();
+        NdArray *x, *t;
+        assert_true(dataloader_next(loader, &x, &t));
+        HostGpuCounts after = counts_now();
+        if (n > 0)
+            assert_int_equal(after.waits - before.waits, 0);
+        assert_int_equal(x->device, ND_CUDA);
+        assert_null(t);
+        for (int k = 0; k < 3; k++)
+            assert_true(nd_get_flat(x, k) == n + 3 * k);
+        nd_release(x);
+    }
+    pool_drain(pool);
+}
+#endif
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         STEP_TEST(test_batch_on_the_stand_in),
+#if STEP >= 60
+        STEP_TEST(test_seq_loader_on_the_stand_in),
+#endif
     };
     return cmocka_run_group_tests(tests, open_data, close_data);
 }

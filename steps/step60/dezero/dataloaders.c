@@ -54,19 +54,39 @@ static const ObjectType dataloader_type = {
     .clear = dataloader_clear,
 };
 
+/* A SeqDataLoader's order: its batches one after another, batch i
+ * holding item i of each of its batch_size sequences, which start
+ * data_size / batch_size items apart (Python: batch_index in
+ * SeqDataLoader.__next__, for every iteration of the epoch at once).
+ * A new (max_iter * batch_size,) int64 array. */
+static NdArray *sequence_order(const DataLoader *loader)
+{
+    int64_t n = loader->batch_size, jump = loader->data_size / n;
+    NdArray *order = nd_empty(ND_INT64, ND_SHAPE(loader->max_iter * n));
+    int64_t *items = order->data;
+    for (int64_t i = 0; i < loader->max_iter; i++)
+        for (int64_t k = 0; k < n; k++)
+            items[i * n + k] = (k * jump + i) % loader->data_size;
+    return order;
+}
+
 /* Starts an epoch: back to the first batch, in a new order drawn with
- * np.random.permutation when the loader shuffles, else in the dataset's
- * own, 0, 1, 2, ... (Python: reset()). */
+ * np.random.permutation when the loader shuffles, a SeqDataLoader's
+ * sequences side by side, else the dataset's own order, 0, 1, 2, ...
+ * (Python: reset()). */
 void dataloader_reset(DataLoader *loader)
 {
     loader->iteration = 0;
     nd_release(loader->index);
     nd_release(loader->device_index);
     loader->device_index = NULL;
-    loader->index = loader->shuffle
-                        ? nd_random_permutation(loader->data_size)
-                        : nd_arange(0, (double)loader->data_size, 1,
-                                    ND_INT64);
+    if (loader->shuffle)
+        loader->index = nd_random_permutation(loader->data_size);
+    else if (loader->sequential)
+        loader->index = sequence_order(loader);
+    else
+        loader->index = nd_arange(0, (double)loader->data_size, 1,
+                                  ND_INT64);
 }
 
 /* A new loader of dataset's items in batches of batch_size, owned by
@@ -94,30 +114,19 @@ DataLoader *dataloader(Dataset *dataset, int64_t batch_size, bool shuffle)
 }
 
 /* The items of the next batch, a new (n,) int64 array: the next
- * batch_size entries of the order, or, for a SeqDataLoader, an item of
- * each of the batch_size sequences (Python: batch_index in
- * SeqDataLoader.__next__). On the GPU where the loader has copied the
- * dataset there, the order is copied too, once an epoch, and the
- * batch's entries are taken there. */
+ * batch_size entries of the epoch's order. On the GPU where the loader
+ * has copied the dataset there, the order is copied too, once an
+ * epoch, and the batch's entries are taken there. */
 static NdArray *next_batch_index(DataLoader *loader)
 {
     int64_t i = loader->iteration, batch_size = loader->batch_size;
     NdIndex batch[] = {
         ND_IDX_SLICE(i * batch_size, (i + 1) * batch_size, ND_NONE)};
-    if (!loader->sequential && loader->data) {
-        if (!loader->device_index)      /* once an epoch */
-            loader->device_index = nd_to_device(loader->index,
-                                                loader->device);
-        return nd_getitem(loader->device_index, 1, batch);
-    }
-    if (!loader->sequential)
+    if (!loader->data)
         return nd_getitem(loader->index, 1, batch);
-    NdArray *index = nd_empty(ND_INT64, ND_SHAPE(batch_size));
-    int64_t *items = index->data;
-    int64_t jump = loader->data_size / batch_size;
-    for (int64_t k = 0; k < batch_size; k++)
-        items[k] = (k * jump + i) % loader->data_size;
-    return index;
+    if (!loader->device_index)          /* once an epoch */
+        loader->device_index = nd_to_device(loader->index, loader->device);
+    return nd_getitem(loader->device_index, 1, batch);
 }
 
 /* The batch at batch_index, picked from the loader's copy of the
@@ -171,11 +180,12 @@ bool dataloader_next(DataLoader *loader, NdArray **x, NdArray **t)
 
 /* A loader of batch_size sequences side by side (Python:
  * SeqDataLoader(dataset, batch_size)): a DataLoader that does not
- * shuffle, whose batches next_batch_index picks. */
+ * shuffle, whose order sequence_order makes. */
 DataLoader *seq_dataloader(Dataset *dataset, int64_t batch_size)
 {
     DataLoader *loader = dataloader(dataset, batch_size, false);
     loader->sequential = true;
+    dataloader_reset(loader);           /* its own order */
     return loader;
 }
 

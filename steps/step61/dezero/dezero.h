@@ -1970,13 +1970,14 @@ typedef struct DataLoader {
     int64_t max_iter;           /* batches per epoch: the last may be
                                  * smaller */
     int64_t iteration;          /* batches given in this epoch */
-    NdArray *index;             /* owned: (data_size,) int64, this
-                                 * epoch's order */
+    NdArray *index;             /* owned: this epoch's order, int64,
+                                 * batch after batch */
     NdDevice device;            /* where its batches are handed out
                                  * (Python: self.gpu); ND_CPU at first */
     bool sequential;            /* a SeqDataLoader's (step 60): batch
                                  * row k holds item k * (data_size /
-                                 * batch_size) + iteration */
+                                 * batch_size) + iteration (mod
+                                 * data_size) */
     NdArray *data, *label;      /* owned: the dataset's data and labels
                                  * copied to the GPU once, to make each
                                  * batch there; NULL on the host */
