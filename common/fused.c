@@ -1,6 +1,7 @@
 /* fused.c - operations that DeZero writes as a chain of NumPy ufuncs
  * and reductions, given one name here so that the GPU can do each in
- * one kernel: the sigmoid, softmax and log-softmax. On the CPU each is
+ * one kernel: the sigmoid and its gradient, softmax and log-softmax.
+ * On the CPU each is
  * that chain itself, call for call (so the numbers are NumPy's, and the
  * oracle the kernels are tested against); on the GPU one launch does
  * what took five to seven, where the kernel takes the operand (float32
@@ -44,6 +45,38 @@ NdArray *nd_sigmoid(const NdArray *a)
         nd_device_check("nd_sigmoid", device,
                         kernels->unary(ND_GPU_SIGMOID, y, a));
     return y;
+}
+
+/* (gy * y) * (1 - y), as DeZero's Sigmoid.backward: three ufuncs, and
+ * the 1 made an array. */
+static NdArray *sigmoid_grad_chain(const NdArray *y, const NdArray *gy)
+{
+    NdArray *one = nd_full_on(y->device, ND_INT64, ND_SCALAR_SHAPE, 1);
+    NdArray *gy_y = nd_mul(gy, y);
+    NdArray *rest = nd_sub(one, y);
+    NdArray *gx = nd_mul(gy_y, rest);
+    nd_release(rest);
+    nd_release(gy_y);
+    nd_release(one);
+    return gx;
+}
+
+/* One kernel for float arrays of one dtype and shape; the chain else. */
+NdArray *nd_sigmoid_grad(const NdArray *y, const NdArray *gy)
+{
+    const char *name = "nd_sigmoid_grad";
+    NdDevice device = nd_same_device(name, 2, (const NdArray *const[]){
+                                                  y, gy});
+    const NdGpuBackend *kernels = nd_kernels(device);
+    bool same = y->dtype == gy->dtype && y->ndim == gy->ndim;
+    for (int d = 0; same && d < y->ndim; d++)
+        same = y->shape[d] == gy->shape[d];
+    if (!kernels || !same || !nd_dtype_is_float(y->dtype))
+        return sigmoid_grad_chain(y, gy);
+    NdArray *gx = nd_empty_on(device, y->dtype, y->ndim, y->shape);
+    if (gx->size > 0)
+        nd_device_check(name, device, kernels->sigmoid_grad(gx, y, gy));
+    return gx;
 }
 
 /* ------------------------------------------------------------ softmax */

@@ -208,10 +208,13 @@ NdArray *nd_abs(const NdArray *a);   /* of a complex: its float modulus */
 /* Chains of the above that DeZero's functions compute, one kernel each
  * on the GPU (fused.c); on the CPU, the chain, with its numbers.
  * nd_sigmoid: tanh(a * 0.5) * 0.5 + 0.5, the 0.5s in a's float dtype.
+ * nd_sigmoid_grad: (gy * y) * (1 - y), the sigmoid's gradient from its
+ * output y, the 1 an int64 (DeZero's Python int).
  * nd_softmax: e^(a - max) / sum(e^(a - max)) along axis.
  * nd_log_softmax: a - logsumexp(a) along axis, logsumexp as m + log(sum(
  * e^(a - m))) with m the max: no e^a overflows. */
 NdArray *nd_sigmoid(const NdArray *a);
+NdArray *nd_sigmoid_grad(const NdArray *y, const NdArray *gy);
 NdArray *nd_softmax(const NdArray *a, int axis);
 NdArray *nd_log_softmax(const NdArray *a, int axis);
 

@@ -16,7 +16,7 @@ extern "C" {
 
 /* Bumped whenever the table below changes: a GPU library built from
  * other sources is refused instead of called through the wrong slots. */
-enum { ND_GPU_ABI_VERSION = 5 };
+enum { ND_GPU_ABI_VERSION = 6 };
 
 /* Why the GPU cannot be used, as the GPU library finds out. */
 typedef enum NdGpuInit {
@@ -233,6 +233,9 @@ typedef struct NdGpuBackend {
      * or nd_log_softmax(a, -1) when log, for a and out of one shape
      * and float dtype, rows of 1 to ND_GPU_SOFTMAX_ROW elements. */
     int (*softmax)(NdArray *out, const NdArray *a, bool log);
+    /* Version 6 adds this. out = nd_sigmoid_grad(y, gy), for out, y
+     * and gy of one shape and float dtype. */
+    int (*sigmoid_grad)(NdArray *out, const NdArray *y, const NdArray *gy);
 } NdGpuBackend;
 
 /* The one symbol libnd_cuda.so exports. */

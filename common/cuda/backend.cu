@@ -151,6 +151,7 @@ static const NdGpuBackend table = {
     check_range,
     take_pending,
     softmax,
+    sigmoid_grad,
 };
 
 } // namespace ndg

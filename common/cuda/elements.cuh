@@ -104,6 +104,15 @@ __host__ __device__ inline T scaled_sub_element(T d, T a, T v)
     return d - step;
 }
 
+/* One element of nd_sigmoid_grad, (gy * y) * (1 - y), each product and
+ * difference rounded to T as NumPy's ufuncs round them. */
+template <class T>
+__host__ __device__ inline T sigmoid_grad_element(T y, T gy)
+{
+    T gy_y = gy * y, rest = T(1) - y;
+    return gy_y * rest;
+}
+
 /* Element i of np.arange(start, ..., step) in T, NumPy's way: the first
  * two elements are start and start + step stored in T, the others
  * first + i * (second - first), computed in float32 for float32 and

@@ -915,10 +915,11 @@ UNARY_TEST(tanh, false)
 UNARY_TEST(sqrt, true)
 UNARY_TEST(abs, false)
 
-/* nd_sigmoid, nd_softmax and nd_log_softmax: one kernel each where the
- * GPU takes the operand (float, along the last axis, rows of up to
- * ND_GPU_SOFTMAX_ROW), the chain of operations otherwise (along axis
- * 0, rows of 5000, integers): the host's results either way, within
+/* nd_sigmoid, nd_sigmoid_grad, nd_softmax and nd_log_softmax: one
+ * kernel each where the GPU takes the operands (float, of one shape;
+ * along the last axis, rows of up to ND_GPU_SOFTMAX_ROW), the chain of
+ * operations otherwise (along axis 0, rows of 5000, integers): the
+ * host's results either way, within
  * SUM_ULPS where a sum is taken, at the size of the log-softmax's terms
  * x and logsumexp(x) (under 16 here). A row of nothing is refused as
  * np.max refuses it. */
@@ -935,6 +936,8 @@ static void test_fused(void **state)
             NdArray *d = on(device, a);
             expect_close(device, nd_sigmoid(a), nd_sigmoid(d),
                          ELEMENT_ULPS, 0.5);
+            expect_close(device, nd_sigmoid_grad(a, a),
+                         nd_sigmoid_grad(d, d), ELEMENT_ULPS, 1);
             for (int axis = -1; axis <= 0; axis++) {
                 expect_close(device, nd_softmax(a, axis),
                              nd_softmax(d, axis), SUM_ULPS, 0);

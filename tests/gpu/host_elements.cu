@@ -168,6 +168,26 @@ extern "C" int host_scaled_sub(NdArray *dst, double a, const NdArray *v)
     });
 }
 
+extern "C" int host_sigmoid_grad(NdArray *out, const NdArray *y,
+                                 const NdArray *gy)
+{
+    if (gy->dtype != y->dtype || out->dtype != y->dtype ||
+        gy->size != y->size || out->size != y->size)
+        return fail("out, y and gy differ in dtype or size");
+    return visit_dtype(y->dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (is_float<T>) {
+            for (int64_t i = 0; i < y->size; i++)
+                ((T *)out->data)[i] = sigmoid_grad_element<T>(
+                    ((const T *)y->data)[i], ((const T *)gy->data)[i]);
+            return 0;
+        } else {
+            return fail("sigmoid_grad: not supported for the dtype %s",
+                        dtype_name(y->dtype));
+        }
+    });
+}
+
 extern "C" int host_arange(NdArray *out, double start, double step)
 {
     return visit_dtype(out->dtype, [&](auto tag) {

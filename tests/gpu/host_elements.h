@@ -24,6 +24,9 @@ int host_binary(NdGpuBinary op, NdArray *out, const NdArray *a,
 int host_cast(NdArray *out, const NdArray *a);
 /* dst -= a * v in place, for dst and v of one size and float dtype. */
 int host_scaled_sub(NdArray *dst, double a, const NdArray *v);
+/* out = nd_sigmoid_grad(y, gy), for out, y and gy of one size and
+ * float dtype. */
+int host_sigmoid_grad(NdArray *out, const NdArray *y, const NdArray *gy);
 /* out (1-D) = np.arange(start, ..., step) in out's dtype. */
 int host_arange(NdArray *out, double start, double step);
 /* out = nd_softmax(a, -1), or nd_log_softmax(a, -1) when take_log, row

@@ -324,7 +324,13 @@ static int gemm(NdArray *c, const NdArray *a, bool trans_a,
     return store(c, result);
 }
 
-/* The CPU half's chain: the stand-in's "kernel" is the oracle itself. */
+/* The CPU half's chains: the stand-in's "kernels" are the oracles. */
+static int sigmoid_grad(NdArray *out, const NdArray *y, const NdArray *gy)
+{
+    NdArray vy = host_view(y), vgy = host_view(gy);
+    return store(out, nd_sigmoid_grad(&vy, &vgy));
+}
+
 static int softmax(NdArray *out, const NdArray *a, bool log)
 {
     NdArray va = host_view(a);
@@ -516,6 +522,7 @@ static const NdGpuBackend table = {
     .check_range = check_range,
     .take_pending = take_pending,
     .softmax = softmax,
+    .sigmoid_grad = sigmoid_grad,
 };
 
 const NdGpuBackend *nd_gpu_backend(void)

@@ -370,6 +370,32 @@ static void test_scaled_sub(void **state)
     nd_release(ints);
 }
 
+/* The sigmoid's gradient, (gy * y) * (1 - y): products and a
+ * difference, rounded alike on both sides, so exactly the CPU's. */
+static void test_sigmoid_grad(void **state)
+{
+    (void)state;
+    nd_random_seed(27);
+    NdDtype floats[] = {ND_FLOAT32, ND_FLOAT64};
+    for (int f = 0; f < 2; f++) {
+        NdArray *x = values(floats[f], false);
+        NdArray *y = nd_sigmoid(x), *gy = values(floats[f], false);
+        NdArray *want = nd_sigmoid_grad(y, gy);
+        NdArray *got = nd_empty(want->dtype, want->ndim, want->shape);
+        assert_int_equal(host_sigmoid_grad(got, y, gy), 0);
+        expect_exact("sigmoid_grad", want, got);
+        nd_release(got);
+        nd_release(want);
+        nd_release(gy);
+        nd_release(y);
+        nd_release(x);
+    }
+    NdArray *ints = values(ND_INT64, false);
+    assert_int_equal(host_sigmoid_grad(ints, ints, ints), -1);
+    assert_non_null(strstr(host_elements_error(), "not supported"));
+    nd_release(ints);
+}
+
 /* ------------------------------------------------------------ arange */
 
 /* The arange kernel's elements against nd_arange, exactly: NumPy's
@@ -489,6 +515,7 @@ int main(void)
         cmocka_unit_test(test_binary),
         cmocka_unit_test(test_casts),
         cmocka_unit_test(test_scaled_sub),
+        cmocka_unit_test(test_sigmoid_grad),
         cmocka_unit_test(test_arange),
         cmocka_unit_test(test_softmax),
     };

@@ -3,8 +3,8 @@
  * without) and linear_simple, which gives the same numbers and frees
  * its intermediate product; Sigmoid and sigmoid_simple; MeanSquaredError.
  * Values against NumPy's formulas, gradients against central
- * differences, dtypes (float32 weights with float64 data), a second
- * derivative of Sigmoid, and Add and Sub working from the shapes they
+ * differences, dtypes (float32 weights with float64 data), second
+ * derivatives of Sigmoid, and Add and Sub working from the shapes they
  * kept when an input's data is gone. */
 #include <math.h>
 
@@ -172,6 +172,25 @@ static void test_sigmoid_second_derivative(void **state)
     assert_true(fabs(nd_item(grad_array(x)) - want) < 1e-14);
 }
 
+/* The gradient that flows into Sigmoid is differentiable too: for
+ * f = sigmoid(x) w, f's gradient gx = w s(1 - s) has d/dw = s(1 - s)
+ * and d/dx = w s(1 - s)(1 - 2s). */
+static void test_sigmoid_gradient_of_its_input_gradient(void **state)
+{
+    (void)state;
+    Variable *x = variable(nd_scalar(0.7)), *w = variable(nd_scalar(3));
+    backward(F_mul(F_sigmoid(x), w), .create_graph = true);
+    Variable *gx = x->grad;
+    double s = 1 / (1 + exp(-0.7));
+    assert_true(fabs(nd_item(gx->data) - 3 * s * (1 - s)) < 1e-14);
+    cleargrad(x);
+    cleargrad(w);
+    backward(gx);
+    assert_true(fabs(nd_item(grad_array(w)) - s * (1 - s)) < 1e-14);
+    assert_true(fabs(nd_item(grad_array(x)) -
+                     3 * s * (1 - s) * (1 - 2 * s)) < 1e-14);
+}
+
 /* float32 stays float32 through Sigmoid (its 0.5s are 0-d); float32
  * weights with float64 data give float64, the bias added in float64. */
 static void test_dtypes(void **state)
@@ -230,6 +249,7 @@ int main(void)
         STEP_TEST(test_sigmoid_values),
         STEP_TEST(test_sigmoid_gradients),
         STEP_TEST(test_sigmoid_second_derivative),
+        STEP_TEST(test_sigmoid_gradient_of_its_input_gradient),
         STEP_TEST(test_dtypes),
         STEP_TEST(test_mse_value),
         STEP_TEST(test_mse_gradients),

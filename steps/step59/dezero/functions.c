@@ -763,6 +763,46 @@ Variable *(F_linear)(Variable *x, Variable *W, Variable *b)
     return b ? function_call(f, x, W, b) : function_call(f, x, W);
 }
 
+/* ---- SigmoidGrad: gx = gy y (1 - y), Sigmoid's gradient */
+
+/* Python's Sigmoid.backward computes gy * y * (1 - y) with three
+ * Functions (five kernels on the GPU); here one Function does it, with
+ * nd_sigmoid_grad, whose chain gives the same numbers, in one kernel.
+ * It has a backward of its own, so that the gradient can be
+ * differentiated again (double backprop). */
+static void sigmoid_grad_forward(Function *self, NdArray *xs[],
+                                 NdArray *ys[])
+{
+    (void)self;
+    ys[0] = nd_sigmoid_grad(xs[0], xs[1]);           /* y, gy */
+}
+
+static Variable *sigmoid_grad(Variable *y, Variable *gy);
+
+/* gx = gy y (1 - y) is a product: d/dy = gy (1 - 2y), d/dgy = y (1 - y),
+ * each times the gradient ggx that comes back. */
+static void sigmoid_grad_backward(Function *self, Variable *gys[],
+                                  Variable *gxs[])
+{
+    Variable *y = self->inputs[0], *gy = self->inputs[1];
+    gxs[0] = F_mul(F_mul(gys[0], gy), F_sub(1, F_mul(2, y)));
+    gxs[1] = sigmoid_grad(y, gys[0]);                  /* ggx y (1 - y) */
+}
+
+static const FunctionClass sigmoid_grad_class = {
+    .name = "SigmoidGrad",
+    .noutputs = 1,
+    .forward = sigmoid_grad_forward,
+    .backward = sigmoid_grad_backward,
+};
+
+/* gy y (1 - y) for Sigmoid's output y: a new SigmoidGrad, called on
+ * both. */
+static Variable *sigmoid_grad(Variable *y, Variable *gy)
+{
+    return function_call(function_new(&sigmoid_grad_class), y, gy);
+}
+
 /* ---- sigmoid_simple and Sigmoid: y = 1 / (1 + e^-x) */
 
 // region: sigmoid_simple
@@ -795,7 +835,7 @@ static void sigmoid_backward(Function *self, Variable *gys[],
         nd_error("sigmoid_backward", "the output of Sigmoid was freed, "
                  "and the gradient y (1 - y) needs it; keep y alive "
                  "until backward");
-    gxs[0] = F_mul(F_mul(gys[0], y), F_sub(1, y));     /* gy y (1 - y) */
+    gxs[0] = sigmoid_grad(y, gys[0]);                 /* gy y (1 - y) */
 }
 
 static const FunctionClass sigmoid_class = {
