@@ -1,12 +1,12 @@
 /* fused.c - operations that DeZero writes as a chain of NumPy ufuncs
  * and reductions, given one name here so that the GPU can do each in
  * one kernel: the sigmoid and its gradient, softmax and log-softmax.
- * On the CPU each is
- * that chain itself, call for call (so the numbers are NumPy's, and the
- * oracle the kernels are tested against); on the GPU one launch does
- * what took five to seven, where the kernel takes the operand (float32
- * or float64; the softmaxes along the last axis), and the chain runs
- * there otherwise. */
+ * On the CPU each is that chain itself, call for call (so the numbers
+ * are NumPy's, and the chain is the oracle the kernels are tested
+ * against); on the GPU one launch does what took five to seven, where
+ * the kernel takes the operands (float32 or float64; the softmaxes
+ * along the last axis), and the chain runs there otherwise. Each
+ * returns a new array; the operands are borrowed. */
 #include "nd_internal.h"
 
 /* ------------------------------------------------------------ sigmoid */
@@ -119,18 +119,15 @@ static NdArray *log_softmax_chain(const NdArray *a, int axis)
     return y;
 }
 
-/* Whether the GPU's softmax kernel takes a along axis: a float array
- * on the GPU, along its last axis, rows of 1 to ND_GPU_SOFTMAX_ROW
- * elements (an empty row is the chain's error: a max of nothing). */
-static bool softmax_in_one_kernel(const char *name, const NdArray *a,
-                                  int axis)
+/* Whether the GPU's softmax kernel takes a along axis (counted from
+ * 0): a float array on the GPU, along its last axis, rows of 1 to
+ * ND_GPU_SOFTMAX_ROW elements (an empty row is the chain's error: a
+ * max of nothing). */
+static bool softmax_in_one_kernel(const NdArray *a, int axis)
 {
-    if (!nd_kernels(a->device) || !nd_dtype_is_float(a->dtype) ||
-        a->ndim == 0 || a->size == 0)
-        return false;
-    int64_t row = a->shape[a->ndim - 1];
-    return nd_normalize_axis(name, axis, a->ndim) == a->ndim - 1 &&
-           row <= ND_GPU_SOFTMAX_ROW;
+    return nd_kernels(a->device) && nd_dtype_is_float(a->dtype) &&
+           a->size > 0 && axis == a->ndim - 1 &&
+           a->shape[axis] <= ND_GPU_SOFTMAX_ROW;
 }
 
 /* nd_softmax, or nd_log_softmax when log: one kernel where the GPU
@@ -139,7 +136,8 @@ static NdArray *softmax(const char *name, const NdArray *a, int axis,
                         bool log)
 {
     NdDevice device = nd_same_device(name, 1, &a);
-    if (!softmax_in_one_kernel(name, a, axis))
+    axis = nd_normalize_axis(name, axis, a->ndim);
+    if (!softmax_in_one_kernel(a, axis))
         return log ? log_softmax_chain(a, axis) : softmax_chain(a, axis);
     NdArray *y = nd_empty_on(device, a->dtype, a->ndim, a->shape);
     nd_device_check(name, device, nd_kernels(device)->softmax(y, a, log));
