@@ -81,32 +81,38 @@ NdArray *nd_sigmoid_grad(const NdArray *y, const NdArray *gy)
 
 /* ------------------------------------------------------------ softmax */
 
-/* e^(a - max) / sum(e^(a - max)) along axis, the max and the sum kept
- * as size 1 (DeZero's Softmax.forward). */
+/* What the two softmaxes share along axis, each a new array kept as
+ * size 1 on axis but e: m, the max; e = e^(a - m), so that none
+ * overflows; s, the sum of e. */
+static void shifted_exp(const NdArray *a, int axis, NdArray **m,
+                        NdArray **e, NdArray **s)
+{
+    *m = nd_max(a, ND_AXES(axis), true);
+    NdArray *shifted = nd_sub(a, *m);
+    *e = nd_exp(shifted);
+    nd_release(shifted);
+    *s = nd_sum(*e, ND_AXES(axis), true);
+}
+
+/* e / s (DeZero's Softmax.forward). */
 static NdArray *softmax_chain(const NdArray *a, int axis)
 {
-    NdArray *max = nd_max(a, ND_AXES(axis), true);
-    NdArray *shifted = nd_sub(a, max);
-    NdArray *e = nd_exp(shifted);
-    NdArray *sum = nd_sum(e, ND_AXES(axis), true);
-    NdArray *y = nd_div(e, sum);
-    nd_release(sum);
+    NdArray *m, *e, *s;
+    shifted_exp(a, axis, &m, &e, &s);
+    NdArray *y = nd_div(e, s);
+    nd_release(s);
     nd_release(e);
-    nd_release(shifted);
-    nd_release(max);
+    nd_release(m);
     return y;
 }
 
-/* a - logsumexp(a) along axis, logsumexp in DeZero's order (m = max;
- * s = sum(e^(a - m)); m + log(s)), so that no e^a overflows (DeZero's
+/* a - logsumexp(a), logsumexp in DeZero's order, m + log(s) (DeZero's
  * SoftmaxCrossEntropy.forward). An integer a gives float64, as
  * np.exp(a) does (DeZero's "m += log(s)" would refuse to store it). */
 static NdArray *log_softmax_chain(const NdArray *a, int axis)
 {
-    NdArray *m = nd_max(a, ND_AXES(axis), true);
-    NdArray *shifted = nd_sub(a, m);
-    NdArray *e = nd_exp(shifted);
-    NdArray *s = nd_sum(e, ND_AXES(axis), true);
+    NdArray *m, *e, *s;
+    shifted_exp(a, axis, &m, &e, &s);
     NdArray *log_s = nd_log(s);
     NdArray *log_z = nd_add(m, log_s);
     NdArray *y = nd_sub(a, log_z);
@@ -114,7 +120,6 @@ static NdArray *log_softmax_chain(const NdArray *a, int axis)
     nd_release(log_s);
     nd_release(s);
     nd_release(e);
-    nd_release(shifted);
     nd_release(m);
     return y;
 }
