@@ -1,12 +1,13 @@
 /* fused.c - operations that DeZero writes as a chain of NumPy ufuncs
  * and reductions, given one name here so that the GPU can do each in
- * one kernel: the sigmoid and its gradient, softmax and log-softmax.
- * On the CPU each is that chain itself, call for call (so the numbers
- * are NumPy's, and the chain is the oracle the kernels are tested
- * against); on the GPU one launch does what took five to seven, where
- * the kernel takes the operands (float32 or float64; the softmaxes
- * along the last axis), and the chain runs there otherwise. Each
- * returns a new array; the operands are borrowed. */
+ * one kernel: the sigmoid and its gradient, softmax and log-softmax,
+ * and softmax cross-entropy's gradient. On the CPU each is that chain
+ * itself, call for call (so the numbers are NumPy's, and the chain is
+ * the oracle the kernels are tested against); on the GPU one launch
+ * does what took five to twelve, where the kernel takes the operands
+ * (float32 or float64; the softmaxes along the last axis), and the
+ * chain runs there otherwise. Each returns a new array; the operands
+ * are borrowed. */
 #include "nd_internal.h"
 
 /* ------------------------------------------------------------ sigmoid */
@@ -157,4 +158,73 @@ NdArray *nd_softmax(const NdArray *a, int axis)
 NdArray *nd_log_softmax(const NdArray *a, int axis)
 {
     return softmax("nd_log_softmax", a, axis, true);
+}
+
+/* ------------------------------------------------ cross-entropy's gradient */
+
+/* DeZero's SoftmaxCrossEntropy.backward on arrays: gy *= 1/N (a 0-d
+ * float64, so a float64 product), the softmax, the one-hot rows made
+ * as t[i] == j for every class j and cast to t's dtype, then (p -
+ * onehot) * gy, where the 0-d gy takes the difference's dtype. */
+static NdArray *cross_entropy_grad_chain(const NdArray *x, const NdArray *t,
+                                         const NdArray *gy)
+{
+    int64_t N = x->shape[0], C = x->shape[1];
+    NdArray *inv_n = nd_full_on(x->device, ND_FLOAT64, ND_SCALAR_SHAPE,
+                                1.0 / (double)N);
+    NdArray *g = nd_mul(gy, inv_n);
+    NdArray *p = nd_softmax(x, 1);                              // (N, C)
+    NdArray *column = nd_reshape(t, ND_SHAPE(N, 1));            // (N, 1)
+    NdArray *classes = nd_arange_on(t->device, 0, (double)C, 1,
+                                    ND_INT64);                  // (C,)
+    NdArray *is_label = nd_equal(column, classes);              // (N, C)
+    NdArray *onehot = nd_astype(is_label, t->dtype);
+    NdArray *diff = nd_sub(p, onehot);
+    NdArray *gx = nd_mul(diff, g);
+    nd_release(diff);
+    nd_release(onehot);
+    nd_release(is_label);
+    nd_release(classes);
+    nd_release(column);
+    nd_release(p);
+    nd_release(g);
+    nd_release(inv_n);
+    return gx;
+}
+
+/* Whether the GPU's kernel takes the operands: float scores on the GPU
+ * with rows of 1 to ND_GPU_SOFTMAX_ROW classes, uint8 or int64 labels,
+ * and a 0-d float gy (one of another shape would not be 0-d in the
+ * product, and would change its dtype). */
+static bool cross_entropy_grad_in_one_kernel(const NdArray *x,
+                                             const NdArray *t,
+                                             const NdArray *gy)
+{
+    return nd_kernels(x->device) && nd_dtype_is_float(x->dtype) &&
+           x->size > 0 && x->shape[1] <= ND_GPU_SOFTMAX_ROW &&
+           nd_dtype_is_integer(t->dtype) && gy->ndim == 0 &&
+           nd_dtype_is_float(gy->dtype);
+}
+
+NdArray *nd_softmax_cross_entropy_grad(const NdArray *x, const NdArray *t,
+                                       const NdArray *gy)
+{
+    const char *name = "nd_softmax_cross_entropy_grad";
+    NdDevice device = nd_same_device(name, 3, (const NdArray *const[]){
+                                                  x, t, gy});
+    if (x->ndim != 2)
+        nd_error(name, "the scores must be 2-D (samples, classes), got "
+                 "%d axes", x->ndim);
+    if (!nd_dtype_is_integer(t->dtype) || t->size != x->shape[0])
+        nd_error(name, "want %lld integer labels, one per row of the "
+                 "scores; got %lld of dtype %s", (long long)x->shape[0],
+                 (long long)t->size, nd_dtype_name(t->dtype));
+    if (!cross_entropy_grad_in_one_kernel(x, t, gy))
+        return cross_entropy_grad_chain(x, t, gy);
+    NdArray *gx = nd_empty_on(device, nd_promote(x->dtype, t->dtype),
+                              x->ndim, x->shape);                // (N, C)
+    nd_device_check(name, device, nd_kernels(device)
+                                      ->softmax_cross_entropy_grad(
+                                          gx, x, t, gy));
+    return gx;
 }

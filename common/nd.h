@@ -212,11 +212,18 @@ NdArray *nd_abs(const NdArray *a);   /* of a complex: its float modulus */
  * output y, the 1 an int64 (DeZero's Python int).
  * nd_softmax: e^(a - max) / sum(e^(a - max)) along axis.
  * nd_log_softmax: a - logsumexp(a) along axis, logsumexp as m + log(sum(
- * e^(a - m))) with m the max: no e^a overflows. */
+ * e^(a - m))) with m the max: no e^a overflows.
+ * nd_softmax_cross_entropy_grad: (softmax(x) - onehot(t)) * (gy * 1/N),
+ * the gradient of softmax cross-entropy for scores x (N, C), integer
+ * labels t (N values) and the loss's gradient gy; onehot(t) is t[i] ==
+ * j in t's dtype, so a label outside 0 .. C - 1 (not checked) gives a
+ * row with no 1 in it. */
 NdArray *nd_sigmoid(const NdArray *a);
 NdArray *nd_sigmoid_grad(const NdArray *y, const NdArray *gy);
 NdArray *nd_softmax(const NdArray *a, int axis);
 NdArray *nd_log_softmax(const NdArray *a, int axis);
+NdArray *nd_softmax_cross_entropy_grad(const NdArray *x, const NdArray *t,
+                                       const NdArray *gy);
 
 /* np.where(cond, a, b): cond is cast to bool; all three broadcast. */
 NdArray *nd_where(const NdArray *cond, const NdArray *a, const NdArray *b);

@@ -16,7 +16,7 @@ extern "C" {
 
 /* Bumped whenever the table below changes: a GPU library built from
  * other sources is refused instead of called through the wrong slots. */
-enum { ND_GPU_ABI_VERSION = 6 };
+enum { ND_GPU_ABI_VERSION = 7 };
 
 /* Why the GPU cannot be used, as the GPU library finds out. */
 typedef enum NdGpuInit {
@@ -236,6 +236,12 @@ typedef struct NdGpuBackend {
     /* Version 6 adds this. out = nd_sigmoid_grad(y, gy), for out, y
      * and gy of one shape and float dtype. */
     int (*sigmoid_grad)(NdArray *out, const NdArray *y, const NdArray *gy);
+    /* Version 7 adds this. gx = nd_softmax_cross_entropy_grad(x, t, gy)
+     * for float x (N, C), rows of 1 to ND_GPU_SOFTMAX_ROW, uint8 or int64
+     * t (N values), a 0-d float gy, and gx of x's shape in the dtype of
+     * x and t promoted. */
+    int (*softmax_cross_entropy_grad)(NdArray *gx, const NdArray *x,
+                                      const NdArray *t, const NdArray *gy);
 } NdGpuBackend;
 
 /* The one symbol libnd_cuda.so exports. */

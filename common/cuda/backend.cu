@@ -152,6 +152,7 @@ static const NdGpuBackend table = {
     take_pending,
     softmax,
     sigmoid_grad,
+    softmax_cross_entropy_grad,
 };
 
 } // namespace ndg

@@ -246,19 +246,27 @@ template <class T> struct ShiftedExp {
 };
 
 // region: a_row_of_softmax
-/* One row x of n elements (1 <= n <= ND_GPU_SOFTMAX_ROW) of nd_softmax
- * into y, or of nd_log_softmax when take_log: the chain of fused.c,
- * folded by one thread. m is the row's max (a NaN wins, as in np.max),
- * s the sum of e^(x - m), added as the CPU half adds it; then y =
- * e^(x - m) / s, or x - (m + log s), as logsumexp adds them. */
+/* The max of a row x of n elements, n >= 1; a NaN wins, as in np.max. */
 template <class T>
-__host__ __device__ inline void softmax_row(T *y, const T *x, int64_t n,
-                                            bool take_log)
+__host__ __device__ inline T row_max(const T *x, int64_t n)
 {
     T m = x[0];
     for (int64_t j = 1; j < n; j++)
         if (x[j] > m || x[j] != x[j])
             m = x[j];
+    return m;
+}
+
+/* One row x of n elements (1 <= n <= ND_GPU_SOFTMAX_ROW) of nd_softmax
+ * into y, or of nd_log_softmax when take_log: the chain of fused.c,
+ * folded by one thread. m is the row's max, s the sum of e^(x - m),
+ * added as the CPU half adds it; then y = e^(x - m) / s, or x - (m +
+ * log s), as logsumexp adds them. */
+template <class T>
+__host__ __device__ inline void softmax_row(T *y, const T *x, int64_t n,
+                                            bool take_log)
+{
+    T m = row_max(x, n);
     ShiftedExp<T> term = {x, m};
     T s = pairwise_sum<7, T>(term, 0, n);
     if (take_log) {
@@ -269,6 +277,34 @@ __host__ __device__ inline void softmax_row(T *y, const T *x, int64_t n,
         for (int64_t j = 0; j < n; j++)
             y[j] = term(j) / s;
     }
+}
+// endregion
+
+/* The type of softmax cross-entropy's gradient for scores T and labels
+ * L: NumPy's p - onehot gives float64 for float32 p and int64 labels. */
+template <class T, class L>
+using CrossEntropyGrad =
+    typename std::conditional<std::is_same<L, int64_t>::value, double,
+                              T>::type;
+constexpr NdDtype float_dtype(bool is_double)
+{
+    return is_double ? ND_FLOAT64 : ND_FLOAT32;
+}
+
+// region: a_row_of_the_gradient
+/* One row of nd_softmax_cross_entropy_grad: gx = (p - onehot) * g for
+ * the row's scores x (n of them, as softmax_row takes) and its label,
+ * g being gy / N already in gx's type Out. p is softmax_row's, each p
+ * and 1 or 0 taken to Out, as NumPy's p - onehot casts both. */
+template <class T, class Out>
+__host__ __device__ inline void cross_entropy_grad_row(Out *gx, const T *x,
+                                                       int64_t n,
+                                                       int64_t label, Out g)
+{
+    ShiftedExp<T> term = {x, row_max(x, n)};
+    T s = pairwise_sum<7, T>(term, 0, n);
+    for (int64_t j = 0; j < n; j++)
+        gx[j] = (Out(term(j) / s) - Out(j == label)) * g;
 }
 // endregion
 

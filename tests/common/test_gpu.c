@@ -956,6 +956,55 @@ static void test_fused(void **state)
     nd_release(empty);
 }
 
+/* nd_softmax_cross_entropy_grad: one kernel for rows of 10 classes,
+ * the chain for rows of 5000, with uint8 and int64 labels: the host's
+ * gradient within SUM_ULPS (a softmax is in it) of the scores' dtype,
+ * at the size of the terms, 1/N. Float32 scores with int64 labels give
+ * float64, compared as float32, the dtype its error is in. */
+static void test_cross_entropy_grad(void **state)
+{
+    NdDevice device = device_of(state);
+    static const int64_t classes[] = {10, 5000};
+    static const NdDtype floats[] = {ND_FLOAT32, ND_FLOAT64};
+    static const NdDtype label_dtypes[] = {ND_UINT8, ND_INT64};
+    for (int c = 0; c < 2; c++) {
+        for (int k = 0; k < 2; k++) {
+            for (int l = 0; l < 2; l++) {
+                NdArray *x = sample(floats[k], ND_SHAPE(100, classes[c]));
+                int64_t high = classes[c] < 256 ? classes[c] : 256;
+                NdArray *picks = nd_random_randint(0, high, ND_SHAPE(100));
+                NdArray *t = nd_astype(picks, label_dtypes[l]);
+                NdArray *gy = nd_scalar_of(floats[l], 1.0);
+                NdArray *dx = on(device, x), *dt = on(device, t);
+                NdArray *dgy = on(device, gy);
+                NdArray *want = nd_softmax_cross_entropy_grad(x, t, gy);
+                NdArray *got = nd_softmax_cross_entropy_grad(dx, dt, dgy);
+                if (want->dtype != x->dtype) {
+                    NdArray *want32 = nd_astype(want, x->dtype);
+                    NdArray *got32 = nd_astype(got, x->dtype);
+                    RELEASE(want, got);
+                    want = want32;
+                    got = got32;
+                }
+                expect_close(device, want, got, SUM_ULPS, 0.01);
+                RELEASE(x, picks, t, gy, dx, dt, dgy);
+            }
+        }
+    }
+    NdArray *flat = nd_full_on(device, ND_FLOAT32, ND_SHAPE(3), 0);
+    NdArray *t = nd_full_on(device, ND_INT64, ND_SHAPE(3), 0);
+    NdArray *floats3 = nd_full_on(device, ND_FLOAT32, ND_SHAPE(3), 0);
+    NdArray *x = nd_full_on(device, ND_FLOAT32, ND_SHAPE(3, 2), 0);
+    NdArray *gy = nd_full_on(device, ND_FLOAT32, ND_SCALAR_SHAPE, 1);
+    EXPECT_ND_ERROR(nd_softmax_cross_entropy_grad(flat, t, gy),
+                    "nd_softmax_cross_entropy_grad: the scores must be "
+                    "2-D (samples, classes), got 1 axes");
+    EXPECT_ND_ERROR(nd_softmax_cross_entropy_grad(x, floats3, gy),
+                    "want 3 integer labels, one per row of the scores; "
+                    "got 3 of dtype float32");
+    RELEASE(flat, t, floats3, x, gy);
+}
+
 static void test_where(void **state)
 {
     NdDevice device = device_of(state);
@@ -1558,7 +1607,7 @@ static const NdDevice on_cuda = ND_CUDA;
     X(div), X(pow), X(maximum), X(minimum), X(equal), X(not_equal), X(less), \
     X(less_equal), X(greater), X(greater_equal), X(nan_and_infinity), \
     X(neg), X(exp), X(log), X(sin), X(cos), X(tanh), X(sqrt), X(abs), \
-    X(fused), \
+    X(fused), X(cross_entropy_grad), \
     X(where), X(clip), X(comparing_arrays), X(sum), X(mean), X(max), X(min), \
     X(reductions_with_nan), X(column_reductions), X(argmax), \
     X(reshape_and_views), X(transpose), X(broadcast_and_sum_to), \

@@ -217,6 +217,40 @@ extern "C" int host_softmax(NdArray *out, const NdArray *a, bool take_log)
     });
 }
 
+extern "C" int host_softmax_cross_entropy_grad(NdArray *gx, const NdArray *x,
+                                               const NdArray *t,
+                                               const NdArray *gy)
+{
+    if (x->ndim != 2 || x->size == 0 || t->size != x->shape[0] ||
+        gy->size != 1 || gx->size != x->size)
+        return fail("x, t, gy or gx has the wrong size");
+    int64_t rows = x->shape[0], n = x->shape[1];
+    return visit_dtype(x->dtype, [&](auto x_tag) {
+        return visit_dtype(t->dtype, [&](auto t_tag) {
+            using T = typename decltype(x_tag)::type;
+            using L = typename decltype(t_tag)::type;
+            if constexpr (is_float<T> && is_integer<L>) {
+                using Out = CrossEntropyGrad<T, L>;
+                if (gx->dtype != dtype_of<Out>())
+                    return fail("gx has the wrong dtype");
+                double g = gy->dtype == ND_FLOAT32
+                               ? double(*(const float *)gy->data)
+                               : *(const double *)gy->data;
+                for (int64_t r = 0; r < rows; r++)
+                    cross_entropy_grad_row(
+                        (Out *)gx->data + r * n, (const T *)x->data + r * n,
+                        n, int64_t(((const L *)t->data)[r]),
+                        Out(g * (1.0 / double(rows))));
+                return 0;
+            } else {
+                return fail("softmax_cross_entropy_grad: not supported for "
+                            "scores %s and labels %s", dtype_name(x->dtype),
+                            dtype_name(t->dtype));
+            }
+        });
+    });
+}
+
 extern "C" const char *host_elements_error(void)
 {
     return last_error();

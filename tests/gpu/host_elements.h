@@ -32,6 +32,11 @@ int host_arange(NdArray *out, double start, double step);
 /* out = nd_softmax(a, -1), or nd_log_softmax(a, -1) when take_log, row
  * by row as softmax.cu's threads fold them; a float, not empty. */
 int host_softmax(NdArray *out, const NdArray *a, bool take_log);
+/* gx = nd_softmax_cross_entropy_grad(x, t, gy), row by row as
+ * softmax.cu's threads fold them: x float (N, C), C >= 1, t uint8 or
+ * int64, gy a float of one element, gx of the promoted dtype. */
+int host_softmax_cross_entropy_grad(NdArray *gx, const NdArray *x,
+                                    const NdArray *t, const NdArray *gy);
 const char *host_elements_error(void);
 
 #ifdef __cplusplus

@@ -337,6 +337,13 @@ static int softmax(NdArray *out, const NdArray *a, bool log)
     return store(out, log ? nd_log_softmax(&va, -1) : nd_softmax(&va, -1));
 }
 
+static int softmax_cross_entropy_grad(NdArray *gx, const NdArray *x,
+                                      const NdArray *t, const NdArray *gy)
+{
+    NdArray vx = host_view(x), vt = host_view(t), vgy = host_view(gy);
+    return store(gx, nd_softmax_cross_entropy_grad(&vx, &vt, &vgy));
+}
+
 /* ------------------------------------------------------------ indexing */
 
 /* The checks that do not wait keep what they find here, as index.cu
@@ -523,6 +530,7 @@ static const NdGpuBackend table = {
     .take_pending = take_pending,
     .softmax = softmax,
     .sigmoid_grad = sigmoid_grad,
+    .softmax_cross_entropy_grad = softmax_cross_entropy_grad,
 };
 
 const NdGpuBackend *nd_gpu_backend(void)

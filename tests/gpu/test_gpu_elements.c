@@ -490,6 +490,87 @@ static void test_softmax(void **state)
     nd_release(ints);
 }
 
+/* ------------------------------------------------ cross-entropy's gradient */
+
+/* softmax.cu's rows of nd_softmax_cross_entropy_grad, (p - onehot) g,
+ * against the CPU half's chain: float32 and float64 scores with uint8
+ * and int64 labels (float32 with int64 gives float64) and a gy of
+ * either dtype, rows of 1 to 1000 classes, one with a score of 1000 and
+ * one with a NaN, as test_softmax's. An element counts in ulps of the
+ * scores' dtype at the size of g, its largest term: p carries the
+ * softmax's distance, and p - 1 the same, not more. */
+static void test_cross_entropy_grad(void **state)
+{
+    (void)state;
+    nd_random_seed(28);
+    static const int64_t widths[] = {1, 3, 10, 100, 1000};
+    static const NdDtype floats[] = {ND_FLOAT32, ND_FLOAT64};
+    static const NdDtype label_dtypes[] = {ND_UINT8, ND_INT64};
+    double largest = 0;
+    for (int k = 0; k < 2; k++) {
+        for (int w = 0; w < 5; w++) {
+            int64_t n = widths[w];
+            NdArray *r = nd_random_randn(ND_SHAPE(4, n));
+            NdArray *two = nd_scalar(2.0), *x = nd_mul(r, two);
+            nd_set_flat(x, n, 1000.0);                  /* row 1 */
+            nd_set_flat(x, 3 * n + n / 2, NAN);         /* row 3 */
+            NdArray *a = nd_astype(x, floats[k]);
+            NdArray *picks = nd_random_randint(0, n < 256 ? n : 256,
+                                               ND_SHAPE(4));
+            for (int l = 0; l < 2; l++) {
+                NdArray *t = nd_astype(picks, label_dtypes[l]);
+                NdArray *gy = nd_scalar_of(floats[l], 0.75);
+                NdArray *want = nd_softmax_cross_entropy_grad(a, t, gy);
+                assert_int_equal(want->dtype,
+                                 nd_promote(a->dtype, t->dtype));
+                NdArray *got = nd_empty(want->dtype, ND_SHAPE(4, n));
+                assert_int_equal(
+                    host_softmax_cross_entropy_grad(got, a, t, gy), 0);
+                for (int64_t i = 0; i < a->size; i++) {
+                    double d = ulps_apart(nd_get_flat(want, i),
+                                          nd_get_flat(got, i), a->dtype,
+                                          0.75 / 4);
+                    if (d > SOFTMAX_ULPS)
+                        fail_msg("%s scores, %s labels, row of %lld, "
+                                 "element %lld: the kernel gives %.17g, "
+                                 "the CPU half %.17g",
+                                 nd_dtype_name(a->dtype),
+                                 nd_dtype_name(t->dtype), (long long)n,
+                                 (long long)i, nd_get_flat(got, i),
+                                 nd_get_flat(want, i));
+                    largest = fmax(largest, d);
+                }
+                nd_release(got);
+                nd_release(want);
+                nd_release(gy);
+                nd_release(t);
+            }
+            nd_release(picks);
+            nd_release(a);
+            nd_release(x);
+            nd_release(two);
+            nd_release(r);
+        }
+    }
+    print_message("softmax_cross_entropy_grad largest distance: %g ulps\n",
+                  largest);
+    NdArray *ints = nd_zeros(ND_INT64, ND_SHAPE(2, 3));
+    NdArray *t = nd_zeros(ND_INT64, ND_SHAPE(2)), *gy = nd_scalar(1.0);
+    NdArray *out = nd_empty(ND_FLOAT64, ND_SHAPE(2, 3));
+    assert_int_equal(host_softmax_cross_entropy_grad(out, ints, t, gy), -1);
+    assert_non_null(strstr(host_elements_error(), "not supported"));
+    NdArray *x32 = nd_zeros(ND_FLOAT32, ND_SHAPE(2, 3));
+    NdArray *out32 = nd_empty(ND_FLOAT32, ND_SHAPE(2, 3));
+    assert_int_equal(host_softmax_cross_entropy_grad(out32, x32, t, gy), -1);
+    assert_non_null(strstr(host_elements_error(), "wrong dtype"));
+    nd_release(out32);
+    nd_release(x32);
+    nd_release(out);
+    nd_release(gy);
+    nd_release(t);
+    nd_release(ints);
+}
+
 /* ulps_apart itself, on numbers whose distance is known. */
 static void test_ulps_apart(void **state)
 {
@@ -518,6 +599,7 @@ int main(void)
         cmocka_unit_test(test_sigmoid_grad),
         cmocka_unit_test(test_arange),
         cmocka_unit_test(test_softmax),
+        cmocka_unit_test(test_cross_entropy_grad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -163,6 +163,67 @@ static void test_numerical_gradients(void **state)
     nd_release(check_labels);
 }
 
+/* h = sum(v gx) for the gradient gx of f = w softmax_cross_entropy(x,
+ * check_labels), computed by a first backward: gx = w (p - onehot) / N.
+ * The central differences of h check its second derivatives. */
+static double weighted_gradient(const NdArray *x_data, double w_value,
+                                const NdArray *v)
+{
+    Variable *x = variable(nd_copy(x_data));
+    Variable *w = variable(nd_scalar(w_value));
+    backward(F_mul(F_softmax_cross_entropy(x, check_labels), w));
+    NdArray *product = nd_mul(grad_array(x), v);
+    NdArray *sum = nd_sum(product, ND_ALL_AXES, false);
+    double h = nd_item(sum);
+    nd_release(sum);
+    nd_release(product);
+    return h;
+}
+
+/* The gradient of softmax cross-entropy is differentiable in turn
+ * (double backprop, as Python's chain of Functions is): backward with
+ * create_graph records gx; backward from h = sum(v gx) then gives dh/dx
+ * (through the softmax in gx) and dh/dw (through gx's factor w, the
+ * gy that came back to the loss), each against central differences. */
+static void test_gradient_of_the_gradient(void **state)
+{
+    (void)state;
+    check_labels = nd_from_buffer(ND_INT64, ND_SHAPE(4),
+                                  (int64_t[]){2, 0, 2, 1});
+    NdArray *x_data = ramp(ND_SHAPE(4, 3), -1.3, 0.23);
+    NdArray *v = ramp(ND_SHAPE(4, 3), 1, 1);
+    const double w_value = 1.7, eps = 1e-5;
+    Variable *x = variable(nd_copy(x_data));
+    Variable *w = variable(nd_scalar(w_value));
+    backward(F_mul(F_softmax_cross_entropy(x, check_labels), w),
+             .create_graph = true);
+    Variable *gx = x->grad;
+    cleargrad(x);
+    cleargrad(w);
+    backward(F_sum(F_mul(gx, v), ND_ALL_AXES, false));
+    double dw = (weighted_gradient(x_data, w_value + eps, v) -
+                 weighted_gradient(x_data, w_value - eps, v)) / (2 * eps);
+    assert_true(fabs(nd_item(grad_array(w)) - dw) < 1e-8);
+    NdArray *moved = nd_copy(x_data);
+    for (int64_t j = 0; j < moved->size; j++) {
+        double at = nd_get_flat(moved, j);
+        nd_set_flat(moved, j, at + eps);
+        double up = weighted_gradient(moved, w_value, v);
+        nd_set_flat(moved, j, at - eps);
+        double down = weighted_gradient(moved, w_value, v);
+        nd_set_flat(moved, j, at);
+        double want = (up - down) / (2 * eps);
+        double got = nd_get_flat(grad_array(x), j);
+        if (fabs(got - want) > 1e-6 * fabs(want) + 1e-8)
+            fail_msg("d2/dx %lld: backward %.12g, differences %.12g",
+                     (long long)j, got, want);
+    }
+    nd_release(moved);
+    nd_release(v);
+    nd_release(x_data);
+    nd_release(check_labels);
+}
+
 /* Both losses of the scores for their labels, as NumPy computes them;
  * the fused one's gradient is (softmax - onehot) / N, and the labels,
  * an input too, get none. */
@@ -266,6 +327,7 @@ int main(void)
         STEP_TEST(test_clip),
         STEP_TEST(test_log),
         STEP_TEST(test_numerical_gradients),
+        STEP_TEST(test_gradient_of_the_gradient),
         STEP_TEST(test_cross_entropy_values),
         STEP_TEST(test_cross_entropy_dtypes),
         STEP_TEST(test_cross_entropy_big_logits),

@@ -2,8 +2,9 @@
  * book's functions.py: Sin, Cos and Tanh; the functions that change
  * shape, Reshape and Transpose; GetItem and GetItemGrad, indexing; Sum,
  * and the pair BroadcastTo and SumTo that its backward is made of;
- * MatMul; Linear, Sigmoid, ReLU, Softmax, Clip and Log; the losses
- * MeanSquaredError and SoftmaxCrossEntropy; and accuracy, a measure
+ * MatMul; Linear, Sigmoid (with SigmoidGrad, its gradient), ReLU,
+ * Softmax, Clip and Log; the losses MeanSquaredError and
+ * SoftmaxCrossEntropy (with SoftmaxCrossEntropyGrad); and accuracy, a measure
  * without a gradient. Each backward is written
  * with the framework's functions, like core.c's, so that it can be
  * recorded and differentiated again. Each runs on its inputs' device:
@@ -1134,29 +1135,78 @@ static void softmax_cross_entropy_forward(Function *self, NdArray *xs[],
     nd_release(labels);
 }
 
-/* gx = (softmax(x) - onehot(t)) gy / N, where onehot(t) is row t[i] of
- * the identity, in t's dtype: int64 labels make it float64, as NumPy's
- * subtraction of an int64 array does. Python picks the rows of
- * xp.eye(C); here row i is made on t's device as t[i] == j for every
- * class j, the same numbers with no identity copied there and no rows
- * picked, and nothing read out of range: the forward has checked t.
+/* ---- SoftmaxCrossEntropyGrad: gx = (softmax(x) - onehot(t)) gy / N */
+
+/* Python's SoftmaxCrossEntropy.backward computes its gradient with
+ * Functions, twelve kernels on the GPU; here one Function does it, as
+ * SigmoidGrad does Sigmoid's, with nd_softmax_cross_entropy_grad, whose
+ * chain is Python's on arrays: onehot(t) is row t[i] of the identity in
+ * t's dtype (int64 labels make the gradient float64, as NumPy's
+ * float32 - int64 does), made as t[i] == j for every class j, so
+ * nothing is read out of range; the forward has checked t. */
+static void softmax_cross_entropy_grad_forward(Function *self,
+                                               NdArray *xs[], NdArray *ys[])
+{
+    (void)self;
+    ys[0] = nd_softmax_cross_entropy_grad(xs[0], xs[1], xs[2]); /* x, t, gy */
+}
+
+/* onehot(t) for C classes, a Variable of t's dtype on t's device. */
+static Variable *one_hot(Variable *t, int64_t C)
+{
+    NdArray *column = nd_reshape(t->data, ND_SHAPE(-1, 1));     // (N, 1)
+    NdArray *classes = nd_arange_on(get_array_module(t), 0, (double)C, 1,
+                                    ND_INT64);                  // (C,)
+    NdArray *is_label = nd_equal(column, classes);              // (N, C)
+    Variable *onehot = variable(nd_astype(is_label, variable_dtype(t)));
+    nd_release(is_label);
+    nd_release(classes);
+    nd_release(column);
+    return onehot;
+}
+
+/* gx = (p - onehot(t)) g with p = softmax(x) and g = gy / N, so, for
+ * the gradient ggx that comes back: d/dx is Softmax's backward of
+ * ggx g, p u - p sum(p u) with u = ggx g, and d/dgy = sum(ggx (p -
+ * onehot(t))) / N, as Python's chain differentiates. t gets none. */
+static void softmax_cross_entropy_grad_backward(Function *self,
+                                                Variable *gys[],
+                                                Variable *gxs[])
+{
+    Variable *x = self->inputs[0], *t = self->inputs[1];
+    Variable *gy = self->inputs[2], *ggx = gys[0];
+    int64_t N = variable_shape(x)[0], C = variable_shape(x)[1];
+    Variable *p = F_softmax(x, 1);
+    Variable *pu = F_mul(p, F_mul(ggx, F_mul(gy, 1.0 / (double)N)));
+    gxs[0] = F_sub(pu, F_mul(p, F_sum(pu, ND_AXES(1), true)));
+    Variable *diff = F_sub(p, one_hot(t, C));
+    gxs[2] = F_mul(F_sum(F_mul(ggx, diff), ND_ALL_AXES, false),
+                   1.0 / (double)N);
+}
+
+static const FunctionClass softmax_cross_entropy_grad_class = {
+    .name = "SoftmaxCrossEntropyGrad",
+    .noutputs = 1,
+    .forward = softmax_cross_entropy_grad_forward,
+    .backward = softmax_cross_entropy_grad_backward,
+};
+
+/* The gradient of softmax cross-entropy: a new SoftmaxCrossEntropyGrad,
+ * called on x, t and gy. */
+static Variable *softmax_cross_entropy_grad(Variable *x, Variable *t,
+                                            Variable *gy)
+{
+    return function_call(function_new(&softmax_cross_entropy_grad_class),
+                         x, t, gy);
+}
+
+/* gx = (softmax(x) - onehot(t)) gy / N, one SoftmaxCrossEntropyGrad;
  * t gets no gradient. */
 static void softmax_cross_entropy_backward(Function *self, Variable *gys[],
                                            Variable *gxs[])
 {
-    Variable *x = self->inputs[0], *t = self->inputs[1];
-    int64_t N = variable_shape(x)[0], CLS_NUM = variable_shape(x)[1];
-    Variable *gy = F_mul(gys[0], 1.0 / (double)N);
-    Variable *y = F_softmax(x, 1);
-    NdArray *column = nd_reshape(t->data, ND_SHAPE(N, 1));       // (N, 1)
-    NdArray *classes = nd_arange_on(get_array_module(t), 0,
-                                    (double)CLS_NUM, 1, ND_INT64); // (C,)
-    NdArray *is_label = nd_equal(column, classes);              // (N, C)
-    Variable *t_onehot = variable(nd_astype(is_label, variable_dtype(t)));
-    gxs[0] = F_mul(F_sub(y, t_onehot), gy);
-    nd_release(is_label);
-    nd_release(classes);
-    nd_release(column);
+    gxs[0] = softmax_cross_entropy_grad(self->inputs[0], self->inputs[1],
+                                        gys[0]);
 }
 
 static const FunctionClass softmax_cross_entropy_class = {
