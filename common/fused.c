@@ -1,7 +1,7 @@
 /* fused.c - operations that DeZero writes as a chain of NumPy ufuncs
  * and reductions, given one name here so that the GPU can do each in
  * one kernel: the sigmoid and its gradient, softmax and log-softmax,
- * and softmax cross-entropy's gradient. On the CPU each is that chain
+ * and softmax cross-entropy and its gradient. On the CPU each is that chain
  * itself, call for call (so the numbers are NumPy's, and the chain is
  * the oracle the kernels are tested against); on the GPU one launch
  * does what took five to twelve, where the kernel takes the operands
@@ -160,7 +160,76 @@ NdArray *nd_log_softmax(const NdArray *a, int axis)
     return softmax("nd_log_softmax", a, axis, true);
 }
 
-/* ------------------------------------------------ cross-entropy's gradient */
+/* ------------------------------------------------ softmax cross-entropy */
+
+/* The checks both cross-entropy operations make of their operands. */
+static void check_scores_and_labels(const char *name, const NdArray *x,
+                                    const NdArray *t)
+{
+    if (x->ndim != 2)
+        nd_error(name, "the scores must be 2-D (samples, classes), got "
+                 "%d axes", x->ndim);
+    if (!nd_dtype_is_integer(t->dtype) || t->size != x->shape[0])
+        nd_error(name, "want %lld integer labels, one per row of the "
+                 "scores; got %lld of dtype %s", (long long)x->shape[0],
+                 (long long)t->size, nd_dtype_name(t->dtype));
+}
+
+/* DeZero's SoftmaxCrossEntropy.forward on arrays: log p = x -
+ * logsumexp(x) (nd_log_softmax), log p[arange(N), t.ravel()], then
+ * -sum / np.float32(N). */
+static NdArray *cross_entropy_chain(const NdArray *x, const NdArray *t)
+{
+    int64_t N = x->shape[0];
+    NdArray *log_p = nd_log_softmax(x, 1);                      // (N, C)
+    NdArray *labels = nd_reshape(t, ND_SHAPE(-1));              // (N,)
+    NdArray *columns = nd_astype(labels, ND_INT64);
+    NdArray *rows = nd_arange_on(x->device, 0, (double)N, 1, ND_INT64);
+    NdArray *picked = nd_getitem(log_p, 2, (NdIndex[]){
+        ND_IDX_ARRAY(rows), ND_IDX_ARRAY(columns)});            // (N,)
+    NdArray *sum = nd_sum(picked, ND_ALL_AXES, false);
+    NdArray *minus = nd_neg(sum);
+    NdArray *n = nd_full_on(x->device, ND_FLOAT32, ND_SCALAR_SHAPE,
+                            (double)N);
+    NdArray *loss = nd_div(minus, n);
+    nd_release(n);
+    nd_release(minus);
+    nd_release(sum);
+    nd_release(picked);
+    nd_release(rows);
+    nd_release(columns);
+    nd_release(labels);
+    nd_release(log_p);
+    return loss;
+}
+
+/* Whether the GPU's kernels take scores x and labels t: float scores on
+ * the GPU, rows of 1 to ND_GPU_SOFTMAX_ROW classes, as the softmax
+ * kernel takes them, and, for the loss, as many rows at most (one
+ * thread adds their terms); uint8 or int64 labels. */
+static bool cross_entropy_in_one_kernel(const NdArray *x, const NdArray *t)
+{
+    return nd_kernels(x->device) && nd_dtype_is_float(x->dtype) &&
+           x->size > 0 && x->shape[1] <= ND_GPU_SOFTMAX_ROW &&
+           nd_dtype_is_integer(t->dtype);
+}
+
+NdArray *nd_softmax_cross_entropy(const NdArray *x, const NdArray *t)
+{
+    const char *name = "nd_softmax_cross_entropy";
+    NdDevice device = nd_same_device(name, 2, (const NdArray *const[]){
+                                                  x, t});
+    check_scores_and_labels(name, x, t);
+    if (!cross_entropy_in_one_kernel(x, t) ||
+        x->shape[0] > ND_GPU_SOFTMAX_ROW)
+        return cross_entropy_chain(x, t);
+    NdArray *loss = nd_empty_on(device, x->dtype, ND_SCALAR_SHAPE);
+    nd_device_check(name, device,
+                    nd_kernels(device)->softmax_cross_entropy(loss, x, t));
+    return loss;
+}
+
+/* ---- its gradient */
 
 /* DeZero's SoftmaxCrossEntropy.backward on arrays: gy *= 1/N (a 0-d
  * float64, so a float64 product), the softmax, the one-hot rows made
@@ -192,19 +261,6 @@ static NdArray *cross_entropy_grad_chain(const NdArray *x, const NdArray *t,
     return gx;
 }
 
-/* Whether the GPU's kernel takes the operands: float scores on the GPU
- * with rows of 1 to ND_GPU_SOFTMAX_ROW classes, uint8 or int64 labels,
- * and a 0-d float gy (one of another shape would not be 0-d in the
- * product, and would change its dtype). */
-static bool cross_entropy_grad_in_one_kernel(const NdArray *x,
-                                             const NdArray *t,
-                                             const NdArray *gy)
-{
-    return nd_kernels(x->device) && nd_dtype_is_float(x->dtype) &&
-           x->size > 0 && x->shape[1] <= ND_GPU_SOFTMAX_ROW &&
-           nd_dtype_is_integer(t->dtype) && gy->ndim == 0 &&
-           nd_dtype_is_float(gy->dtype);
-}
 
 NdArray *nd_softmax_cross_entropy_grad(const NdArray *x, const NdArray *t,
                                        const NdArray *gy)
@@ -212,14 +268,11 @@ NdArray *nd_softmax_cross_entropy_grad(const NdArray *x, const NdArray *t,
     const char *name = "nd_softmax_cross_entropy_grad";
     NdDevice device = nd_same_device(name, 3, (const NdArray *const[]){
                                                   x, t, gy});
-    if (x->ndim != 2)
-        nd_error(name, "the scores must be 2-D (samples, classes), got "
-                 "%d axes", x->ndim);
-    if (!nd_dtype_is_integer(t->dtype) || t->size != x->shape[0])
-        nd_error(name, "want %lld integer labels, one per row of the "
-                 "scores; got %lld of dtype %s", (long long)x->shape[0],
-                 (long long)t->size, nd_dtype_name(t->dtype));
-    if (!cross_entropy_grad_in_one_kernel(x, t, gy))
+    check_scores_and_labels(name, x, t);
+    /* gy must be a 0-d float: one of another shape would not be 0-d in
+     * the product, and would change its dtype. */
+    if (!cross_entropy_in_one_kernel(x, t) || gy->ndim != 0 ||
+        !nd_dtype_is_float(gy->dtype))
         return cross_entropy_grad_chain(x, t, gy);
     NdArray *gx = nd_empty_on(device, nd_promote(x->dtype, t->dtype),
                               x->ndim, x->shape);                // (N, C)

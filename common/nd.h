@@ -213,6 +213,11 @@ NdArray *nd_abs(const NdArray *a);   /* of a complex: its float modulus */
  * nd_softmax: e^(a - max) / sum(e^(a - max)) along axis.
  * nd_log_softmax: a - logsumexp(a) along axis, logsumexp as m + log(sum(
  * e^(a - m))) with m the max: no e^a overflows.
+ * nd_softmax_cross_entropy: -sum(log_softmax(x)[i, t[i]]) / N for scores
+ * x (N, C) and integer labels t (N values), N a float32 (DeZero's
+ * np.float32(N)), so float32 scores give a float32 loss. t must hold
+ * classes of 0 .. C - 1: on the CPU another is refused as an index, on
+ * the GPU it may make the loss NaN; check t first (nd_check_range).
  * nd_softmax_cross_entropy_grad: (softmax(x) - onehot(t)) * (gy * 1/N),
  * the gradient of softmax cross-entropy for scores x (N, C), integer
  * labels t (N values) and the loss's gradient gy; onehot(t) is t[i] ==
@@ -222,6 +227,7 @@ NdArray *nd_sigmoid(const NdArray *a);
 NdArray *nd_sigmoid_grad(const NdArray *y, const NdArray *gy);
 NdArray *nd_softmax(const NdArray *a, int axis);
 NdArray *nd_log_softmax(const NdArray *a, int axis);
+NdArray *nd_softmax_cross_entropy(const NdArray *x, const NdArray *t);
 NdArray *nd_softmax_cross_entropy_grad(const NdArray *x, const NdArray *t,
                                        const NdArray *gy);
 

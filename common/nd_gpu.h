@@ -16,7 +16,7 @@ extern "C" {
 
 /* Bumped whenever the table below changes: a GPU library built from
  * other sources is refused instead of called through the wrong slots. */
-enum { ND_GPU_ABI_VERSION = 7 };
+enum { ND_GPU_ABI_VERSION = 8 };
 
 /* Why the GPU cannot be used, as the GPU library finds out. */
 typedef enum NdGpuInit {
@@ -242,6 +242,12 @@ typedef struct NdGpuBackend {
      * x and t promoted. */
     int (*softmax_cross_entropy_grad)(NdArray *gx, const NdArray *x,
                                       const NdArray *t, const NdArray *gy);
+    /* Version 8 adds this. loss (0-d, x's dtype) =
+     * nd_softmax_cross_entropy(x, t) for float x (N, C), N and C of 1 to
+     * ND_GPU_SOFTMAX_ROW, and uint8 or int64 t (N values); a label out
+     * of range makes the loss NaN. */
+    int (*softmax_cross_entropy)(NdArray *loss, const NdArray *x,
+                                 const NdArray *t);
 } NdGpuBackend;
 
 /* The one symbol libnd_cuda.so exports. */

@@ -153,6 +153,7 @@ static const NdGpuBackend table = {
     softmax,
     sigmoid_grad,
     softmax_cross_entropy_grad,
+    softmax_cross_entropy,
 };
 
 } // namespace ndg

@@ -280,6 +280,40 @@ __host__ __device__ inline void softmax_row(T *y, const T *x, int64_t n,
 }
 // endregion
 
+// region: a_row_of_the_loss
+/* log_softmax(x)[label] for a row x of n elements, as softmax_row's log
+ * computes it; NaN for a label outside 0 .. n - 1, so that nothing is
+ * read out of the row (the caller's check of the labels says why). */
+template <class T>
+__host__ __device__ inline T picked_log_softmax(const T *x, int64_t n,
+                                                int64_t label)
+{
+    if (label < 0 || label >= n)
+        return T(NAN);
+    T m = row_max(x, n);
+    ShiftedExp<T> term = {x, m};
+    T s = pairwise_sum<7, T>(term, 0, n);
+    return x[label] - (m + T(log(s)));
+}
+
+/* p[i], a term of the loss's sum. */
+template <class T> struct Element {
+    const T *p;
+    __host__ __device__ T operator()(int64_t i) const { return p[i]; }
+};
+
+/* -sum(picked) / N for the rows' picked log-softmaxes, N of them: the
+ * sum in nd_sum's pairwise order, N a float32 (DeZero's np.float32(N)),
+ * which a float64 sum takes to float64. */
+template <class T>
+__host__ __device__ inline T cross_entropy_of(const T *picked, int64_t N)
+{
+    Element<T> term = {picked};
+    T sum = pairwise_sum<7, T>(term, 0, N);
+    return T(-sum) / T(float(N));
+}
+// endregion
+
 /* The type of softmax cross-entropy's gradient for scores T and labels
  * L: NumPy's p - onehot gives float64 for float32 p and int64 labels. */
 template <class T, class L>

@@ -68,6 +68,7 @@ int allclose(const NdArray *a, const NdArray *b, double rtol, double atol,
 int reduce(NdGpuReduce op, NdArray *out, const NdArray *a, unsigned axes);
 int argmax(NdArray *out, const NdArray *a, int axis);
 int softmax(NdArray *out, const NdArray *a, bool take_log);
+int softmax_cross_entropy(NdArray *loss, const NdArray *x, const NdArray *t);
 int softmax_cross_entropy_grad(NdArray *gx, const NdArray *x,
                                const NdArray *t, const NdArray *gy);
 int gemm(NdArray *c, const NdArray *a, bool trans_a, const NdArray *b,

@@ -1,10 +1,11 @@
 /* softmax.cu - nd_softmax and nd_log_softmax along the last axis, and
- * nd_softmax_cross_entropy_grad, in one kernel each, where the chains
- * of fused.c take five, seven and twelve: each thread folds one row
- * (elements.cuh's softmax_row and cross_entropy_grad_row). A
- * classifier's rows are short (10 classes for MNIST, 1000 for
- * ImageNet), so a thread a row keeps the kernels plain; the CPU half
- * gives rows longer than ND_GPU_SOFTMAX_ROW to the chain instead. */
+ * nd_softmax_cross_entropy and its gradient, in one kernel each, where
+ * the chains of fused.c take five, seven, nine and twelve: each thread
+ * folds one row (elements.cuh's softmax_row, picked_log_softmax and
+ * cross_entropy_grad_row). A classifier's rows are short (10 classes
+ * for MNIST, 1000 for ImageNet), so a thread a row keeps the kernels
+ * plain; the CPU half gives rows longer than ND_GPU_SOFTMAX_ROW to the
+ * chain instead. */
 #include "elements.cuh"
 
 namespace ndg {
@@ -31,6 +32,46 @@ int softmax(NdArray *out, const NdArray *a, bool take_log)
             return fail("softmax: not supported for the dtype %s",
                         dtype_name(a->dtype));
         }
+    });
+}
+
+/* One block: its threads pick each row's log-softmax into picked, then
+ * one thread adds them, in the order nd_sum adds, into *loss. */
+template <class T, class L>
+__global__ void cross_entropy_kernel(T *loss, T *picked, const T *x,
+                                     const L *t, int64_t rows, int64_t n)
+{
+    for (int64_t r = threadIdx.x; r < rows; r += blockDim.x)
+        picked[r] = picked_log_softmax(x + r * n, n, int64_t(t[r]));
+    __syncthreads();
+    if (threadIdx.x == 0)
+        *loss = cross_entropy_of(picked, rows);
+}
+
+/* The picked log-softmaxes wait in a (rows,) block of the pool's. */
+int softmax_cross_entropy(NdArray *loss, const NdArray *x, const NdArray *t)
+{
+    int64_t rows = x->shape[0], n = x->shape[1];
+    return visit_dtype(x->dtype, [&](auto x_tag) {
+        return visit_dtype(t->dtype, [&](auto t_tag) {
+            using T = typename decltype(x_tag)::type;
+            using L = typename decltype(t_tag)::type;
+            if constexpr (is_float<T> && is_integer<L>) {
+                T *picked = (T *)pool_alloc((size_t)rows * sizeof(T));
+                if (!picked)
+                    return -1;
+                int status = launch_kernel(
+                    "softmax_cross_entropy", 1, kThreads,
+                    cross_entropy_kernel<T, L>, (T *)loss->data, picked,
+                    (const T *)x->data, (const L *)t->data, rows, n);
+                pool_free(picked);          /* reused only by later kernels */
+                return status;
+            } else {
+                return fail("softmax_cross_entropy: not supported for "
+                            "scores %s and labels %s", dtype_name(x->dtype),
+                            dtype_name(t->dtype));
+            }
+        });
     });
 }
 

@@ -956,27 +956,33 @@ static void test_fused(void **state)
     nd_release(empty);
 }
 
-/* nd_softmax_cross_entropy_grad: one kernel for rows of 10 classes,
- * the chain for rows of 5000, with uint8 and int64 labels: the host's
- * gradient within SUM_ULPS (a softmax is in it) of the scores' dtype,
- * at the size of the terms, 1/N. Float32 scores with int64 labels give
- * float64, compared as float32, the dtype its error is in. */
-static void test_cross_entropy_grad(void **state)
+/* nd_softmax_cross_entropy and its gradient: one kernel each for 100
+ * rows of 10 classes, the chain for rows of 5000 classes, and for the
+ * loss of 5000 rows, with uint8 and int64 labels: the host's results
+ * within SUM_ULPS (a softmax is in them) of the scores' dtype, at the
+ * size of the terms: log-softmaxes under 16, for the gradient 1/N.
+ * Float32 scores with int64 labels give a float64 gradient, compared
+ * as float32, the dtype its error is in. */
+static void test_cross_entropy(void **state)
 {
     NdDevice device = device_of(state);
-    static const int64_t classes[] = {10, 5000};
+    static const int64_t shapes[][2] = {{100, 10}, {100, 5000}, {5000, 10}};
     static const NdDtype floats[] = {ND_FLOAT32, ND_FLOAT64};
     static const NdDtype label_dtypes[] = {ND_UINT8, ND_INT64};
-    for (int c = 0; c < 2; c++) {
+    for (int c = 0; c < 3; c++) {
+        int64_t N = shapes[c][0], C = shapes[c][1];
         for (int k = 0; k < 2; k++) {
             for (int l = 0; l < 2; l++) {
-                NdArray *x = sample(floats[k], ND_SHAPE(100, classes[c]));
-                int64_t high = classes[c] < 256 ? classes[c] : 256;
-                NdArray *picks = nd_random_randint(0, high, ND_SHAPE(100));
+                NdArray *x = sample(floats[k], ND_SHAPE(N, C));
+                int64_t high = C < 256 ? C : 256;
+                NdArray *picks = nd_random_randint(0, high, ND_SHAPE(N));
                 NdArray *t = nd_astype(picks, label_dtypes[l]);
                 NdArray *gy = nd_scalar_of(floats[l], 1.0);
                 NdArray *dx = on(device, x), *dt = on(device, t);
                 NdArray *dgy = on(device, gy);
+                expect_close(device, nd_softmax_cross_entropy(x, t),
+                             nd_softmax_cross_entropy(dx, dt), SUM_ULPS,
+                             16);
                 NdArray *want = nd_softmax_cross_entropy_grad(x, t, gy);
                 NdArray *got = nd_softmax_cross_entropy_grad(dx, dt, dgy);
                 if (want->dtype != x->dtype) {
@@ -986,7 +992,7 @@ static void test_cross_entropy_grad(void **state)
                     want = want32;
                     got = got32;
                 }
-                expect_close(device, want, got, SUM_ULPS, 0.01);
+                expect_close(device, want, got, SUM_ULPS, 1.0 / N);
                 RELEASE(x, picks, t, gy, dx, dt, dgy);
             }
         }
@@ -996,6 +1002,9 @@ static void test_cross_entropy_grad(void **state)
     NdArray *floats3 = nd_full_on(device, ND_FLOAT32, ND_SHAPE(3), 0);
     NdArray *x = nd_full_on(device, ND_FLOAT32, ND_SHAPE(3, 2), 0);
     NdArray *gy = nd_full_on(device, ND_FLOAT32, ND_SCALAR_SHAPE, 1);
+    EXPECT_ND_ERROR(nd_softmax_cross_entropy(flat, t),
+                    "nd_softmax_cross_entropy: the scores must be 2-D "
+                    "(samples, classes), got 1 axes");
     EXPECT_ND_ERROR(nd_softmax_cross_entropy_grad(flat, t, gy),
                     "nd_softmax_cross_entropy_grad: the scores must be "
                     "2-D (samples, classes), got 1 axes");
@@ -1607,7 +1616,7 @@ static const NdDevice on_cuda = ND_CUDA;
     X(div), X(pow), X(maximum), X(minimum), X(equal), X(not_equal), X(less), \
     X(less_equal), X(greater), X(greater_equal), X(nan_and_infinity), \
     X(neg), X(exp), X(log), X(sin), X(cos), X(tanh), X(sqrt), X(abs), \
-    X(fused), X(cross_entropy_grad), \
+    X(fused), X(cross_entropy), \
     X(where), X(clip), X(comparing_arrays), X(sum), X(mean), X(max), X(min), \
     X(reductions_with_nan), X(column_reductions), X(argmax), \
     X(reshape_and_views), X(transpose), X(broadcast_and_sum_to), \

@@ -4,6 +4,7 @@
  * holds no kernel. */
 #include <cstdarg>
 #include <cstdio>
+#include <vector>
 
 #include "../../common/cuda/elements.cuh"
 #include "host_elements.h"
@@ -214,6 +215,42 @@ extern "C" int host_softmax(NdArray *out, const NdArray *a, bool take_log)
             return fail("softmax: not supported for the dtype %s",
                         dtype_name(a->dtype));
         }
+    });
+}
+
+/* The kernel's two stages for scores T and labels L: the picked
+ * log-softmax of each row, then the loss of them. */
+template <class T, class L>
+static int cross_entropy_on_host(NdArray *loss, const NdArray *x,
+                                 const NdArray *t)
+{
+    int64_t rows = x->shape[0], n = x->shape[1];
+    std::vector<T> picked(rows);
+    for (int64_t r = 0; r < rows; r++)
+        picked[r] = picked_log_softmax((const T *)x->data + r * n, n,
+                                       int64_t(((const L *)t->data)[r]));
+    *(T *)loss->data = cross_entropy_of(picked.data(), rows);
+    return 0;
+}
+
+extern "C" int host_softmax_cross_entropy(NdArray *loss, const NdArray *x,
+                                          const NdArray *t)
+{
+    if (x->ndim != 2 || x->size == 0 || t->size != x->shape[0] ||
+        loss->size != 1 || loss->dtype != x->dtype)
+        return fail("x, t or loss has the wrong size or dtype");
+    return visit_dtype(x->dtype, [&](auto x_tag) {
+        return visit_dtype(t->dtype, [&](auto t_tag) {
+            using T = typename decltype(x_tag)::type;
+            using L = typename decltype(t_tag)::type;
+            if constexpr (is_float<T> && is_integer<L>) {
+                return cross_entropy_on_host<T, L>(loss, x, t);
+            } else {
+                return fail("softmax_cross_entropy: not supported for "
+                            "scores %s and labels %s", dtype_name(x->dtype),
+                            dtype_name(t->dtype));
+            }
+        });
     });
 }
 

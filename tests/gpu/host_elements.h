@@ -32,6 +32,11 @@ int host_arange(NdArray *out, double start, double step);
 /* out = nd_softmax(a, -1), or nd_log_softmax(a, -1) when take_log, row
  * by row as softmax.cu's threads fold them; a float, not empty. */
 int host_softmax(NdArray *out, const NdArray *a, bool take_log);
+/* loss (0-d) = nd_softmax_cross_entropy(x, t), as softmax.cu's kernel
+ * computes it: x float (N, C), N and C >= 1, t uint8 or int64, loss of
+ * x's dtype. */
+int host_softmax_cross_entropy(NdArray *loss, const NdArray *x,
+                               const NdArray *t);
 /* gx = nd_softmax_cross_entropy_grad(x, t, gy), row by row as
  * softmax.cu's threads fold them: x float (N, C), C >= 1, t uint8 or
  * int64, gy a float of one element, gx of the promoted dtype. */

@@ -12,6 +12,7 @@
  * element functions on the host, and a real GPU the rest. It links
  * with the suite's libnd.so, so that the CPU half it calls is the one
  * the test program uses. */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -337,6 +338,20 @@ static int softmax(NdArray *out, const NdArray *a, bool log)
     return store(out, log ? nd_log_softmax(&va, -1) : nd_softmax(&va, -1));
 }
 
+/* As the kernel, a label out of range makes the loss NaN (the caller's
+ * check tells of it) where the CPU half's chain refuses the index. */
+static int softmax_cross_entropy(NdArray *loss, const NdArray *x,
+                                 const NdArray *t)
+{
+    NdArray vx = host_view(x), vt = host_view(t);
+    for (int64_t i = 0; i < vt.size; i++) {
+        double label = nd_get_flat(&vt, i);
+        if (label < 0 || label >= (double)x->shape[1])
+            return store(loss, nd_full(loss->dtype, ND_SCALAR_SHAPE, NAN));
+    }
+    return store(loss, nd_softmax_cross_entropy(&vx, &vt));
+}
+
 static int softmax_cross_entropy_grad(NdArray *gx, const NdArray *x,
                                       const NdArray *t, const NdArray *gy)
 {
@@ -531,6 +546,7 @@ static const NdGpuBackend table = {
     .softmax = softmax,
     .sigmoid_grad = sigmoid_grad,
     .softmax_cross_entropy_grad = softmax_cross_entropy_grad,
+    .softmax_cross_entropy = softmax_cross_entropy,
 };
 
 const NdGpuBackend *nd_gpu_backend(void)

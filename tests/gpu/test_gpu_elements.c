@@ -490,7 +490,85 @@ static void test_softmax(void **state)
     nd_release(ints);
 }
 
-/* ------------------------------------------------ cross-entropy's gradient */
+/* ------------------------------------------------ softmax cross-entropy */
+
+/* softmax.cu's loss, -sum(log_softmax(x)[i, t[i]]) / N, against the CPU
+ * half's chain, for float32 and float64 scores with uint8 and int64
+ * labels, 1 to 3000 rows of 1 to 1000 classes, N(0, 2), and once a
+ * score of 1000. The loss is the mean of terms as large as the scores
+ * and their logsumexp, each within an ulp or so, added in the same
+ * order on both sides: it counts in ulps at that size, max |x| + log C.
+ * A label out of range makes the kernel's loss NaN, as nothing is read
+ * for it. */
+static void test_cross_entropy(void **state)
+{
+    (void)state;
+    nd_random_seed(29);
+    static const int64_t heights[] = {1, 7, 100, 3000};
+    static const int64_t widths[] = {1, 10, 1000};
+    static const NdDtype floats[] = {ND_FLOAT32, ND_FLOAT64};
+    static const NdDtype label_dtypes[] = {ND_UINT8, ND_INT64};
+    double largest = 0;
+    for (int h = 0; h < 4; h++) {
+        for (int w = 0; w < 3; w++) {
+            int64_t N = heights[h], C = widths[w];
+            NdArray *r = nd_random_randn(ND_SHAPE(N, C));
+            NdArray *two = nd_scalar(2.0), *x = nd_mul(r, two);
+            if (N == 100)
+                nd_set_flat(x, N * C / 2, 1000.0);
+            NdArray *size = nd_abs(x);
+            NdArray *top = nd_max(size, ND_ALL_AXES, false);
+            double terms = nd_item(top) + log((double)C);
+            NdArray *picks = nd_random_randint(0, C < 256 ? C : 256,
+                                               ND_SHAPE(N));
+            for (int k = 0; k < 4; k++) {
+                NdArray *a = nd_astype(x, floats[k / 2]);
+                NdArray *t = nd_astype(picks, label_dtypes[k % 2]);
+                NdArray *want = nd_softmax_cross_entropy(a, t);
+                NdArray *got = nd_empty(a->dtype, ND_SCALAR_SHAPE);
+                assert_int_equal(host_softmax_cross_entropy(got, a, t), 0);
+                double d = ulps_apart(nd_item(want), nd_item(got),
+                                      a->dtype, terms);
+                if (d > SOFTMAX_ULPS)
+                    fail_msg("%s scores, %s labels, (%lld, %lld): the "
+                             "kernel gives %.17g, the CPU half %.17g",
+                             nd_dtype_name(a->dtype),
+                             nd_dtype_name(t->dtype), (long long)N,
+                             (long long)C, nd_item(got), nd_item(want));
+                largest = fmax(largest, d);
+                nd_release(got);
+                nd_release(want);
+                nd_release(t);
+                nd_release(a);
+            }
+            nd_release(top);
+            nd_release(size);
+            nd_release(picks);
+            nd_release(x);
+            nd_release(two);
+            nd_release(r);
+        }
+    }
+    print_message("softmax_cross_entropy largest distance: %g ulps\n",
+                  largest);
+    NdArray *x = nd_zeros(ND_FLOAT32, ND_SHAPE(2, 3));
+    NdArray *loss = nd_empty(ND_FLOAT32, ND_SCALAR_SHAPE);
+    NdArray *wrong = nd_from_buffer(ND_INT64, ND_SHAPE(2),
+                                    (int64_t[]){0, 3});
+    assert_int_equal(host_softmax_cross_entropy(loss, x, wrong), 0);
+    assert_true(isnan(nd_item(loss)));
+    NdArray *ints = nd_zeros(ND_INT64, ND_SHAPE(2, 3));
+    NdArray *int_loss = nd_empty(ND_INT64, ND_SCALAR_SHAPE);
+    assert_int_equal(host_softmax_cross_entropy(int_loss, ints, wrong), -1);
+    assert_non_null(strstr(host_elements_error(), "not supported"));
+    nd_release(int_loss);
+    nd_release(ints);
+    nd_release(wrong);
+    nd_release(loss);
+    nd_release(x);
+}
+
+/* ---- its gradient */
 
 /* softmax.cu's rows of nd_softmax_cross_entropy_grad, (p - onehot) g,
  * against the CPU half's chain: float32 and float64 scores with uint8
@@ -599,6 +677,7 @@ int main(void)
         cmocka_unit_test(test_sigmoid_grad),
         cmocka_unit_test(test_arange),
         cmocka_unit_test(test_softmax),
+        cmocka_unit_test(test_cross_entropy),
         cmocka_unit_test(test_cross_entropy_grad),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

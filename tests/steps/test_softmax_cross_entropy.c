@@ -5,7 +5,8 @@
  * Python's order of operations, written here), gradients against
  * central differences, the dtypes NumPy 1.24's rules give (float32
  * scores and int64 labels: a float32 loss and a float64 gradient, as
- * in Python's step 48), big logits
+ * in Python's step 48), the gradient's own gradients (double backprop,
+ * which SoftmaxCrossEntropyGrad answers from step 52), big logits
  * that overflow e^x, and bad labels. NumPy's vector exp and log differ
  * by an ulp or two from one processor to another (the Python reference
  * and the C library follow the reference machine's): where they are

@@ -1053,14 +1053,13 @@ Variable *(F_mean_squared_error)(Variable *x0, Variable *x1)
 
 /* ---- softmax_cross_entropy_simple and SoftmaxCrossEntropy */
 
-/* The labels of t (N,) as the int64 array of indices that pick one
- * score per row of x (N, C), each checked to be in 0 .. C - 1; a new
- * reference, on t's device. On the GPU the check runs there, and a
- * label out of range is told at the next read from the device
+/* Checks that t holds one integer label per row of the scores x (N,
+ * C), each in 0 .. C - 1. On the GPU the check runs there, and a label
+ * out of range is told at the next read from the device
  * (nd_check_range): nothing is copied back for it. who names the
  * caller in an error. */
-static NdArray *label_indices(const NdArray *x, const NdArray *t,
-                              const char *who)
+static void check_labels(const NdArray *x, const NdArray *t,
+                         const char *who)
 {
     if (x->ndim != 2)
         nd_error(who, "the scores must be 2-D (samples, classes), got "
@@ -1071,6 +1070,14 @@ static NdArray *label_indices(const NdArray *x, const NdArray *t,
                  (long long)t->size, nd_dtype_name(t->dtype));
     nd_check_range(who, t, 0, x->shape[1], "label %lld of sample %lld "
                    "is not a class of 0 .. %lld");
+}
+
+/* The labels of t (N,), checked, as the int64 array of indices that
+ * pick one score per row of x (N, C); a new reference, on t's device. */
+static NdArray *label_indices(const NdArray *x, const NdArray *t,
+                              const char *who)
+{
+    check_labels(x, t, who);
     NdArray *labels = nd_reshape(t, ND_SHAPE(-1));      // t.ravel()
     NdArray *indices = nd_astype(labels, ND_INT64);
     nd_release(labels);
@@ -1107,32 +1114,16 @@ Variable *(F_softmax_cross_entropy_simple)(Variable *x, Variable *t)
 // endregion
 
 /* -sum(log p[i, t[i]]) / N with log p = x - logsumexp(x): no softmax is
- * taken, so no p underflows to 0. nd_log_softmax is Python's x -
- * utils.logsumexp(x, axis=1), one kernel on the GPU. N is divided as a
- * float32, as Python does, so float32 scores give a float32 loss. */
+ * taken, so no p underflows to 0. nd_softmax_cross_entropy is Python's
+ * forward on arrays, N divided as a float32, as Python does, so float32
+ * scores give a float32 loss; one kernel on the GPU, where its chain
+ * takes nine. The labels are checked first. */
 static void softmax_cross_entropy_forward(Function *self, NdArray *xs[],
                                           NdArray *ys[])
 {
     (void)self;
-    const NdArray *x = xs[0];                       // (N, C)
-    NdArray *labels = label_indices(x, xs[1], "softmax_cross_entropy");
-    int64_t N = x->shape[0];
-    NdArray *log_p = nd_log_softmax(x, 1);          // (N, C)
-    NdArray *rows = row_indices(N, get_array_module(x));
-    NdArray *picked = nd_getitem(log_p, 2, (NdIndex[]){
-        ND_IDX_ARRAY(rows), ND_IDX_ARRAY(labels)});     // (N,)
-    NdArray *sum = nd_sum(picked, ND_ALL_AXES, false);
-    NdArray *minus = nd_neg(sum);
-    NdArray *n = as_array((double)N, ND_FLOAT32,
-                          get_array_module(x));        // np.float32(N)
-    ys[0] = nd_div(minus, n);
-    nd_release(n);
-    nd_release(minus);
-    nd_release(sum);
-    nd_release(picked);
-    nd_release(rows);
-    nd_release(log_p);
-    nd_release(labels);
+    check_labels(xs[0], xs[1], "softmax_cross_entropy");
+    ys[0] = nd_softmax_cross_entropy(xs[0], xs[1]);       /* x, t */
 }
 
 /* ---- SoftmaxCrossEntropyGrad: gx = (softmax(x) - onehot(t)) gy / N */
