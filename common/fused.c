@@ -1,13 +1,13 @@
 /* fused.c - operations that DeZero writes as a chain of NumPy ufuncs
  * and reductions, given one name here so that the GPU can do each in
  * one kernel: the sigmoid and its gradient, softmax and log-softmax,
- * and softmax cross-entropy and its gradient. On the CPU each is that chain
- * itself, call for call (so the numbers are NumPy's, and the chain is
- * the oracle the kernels are tested against); on the GPU one launch
- * does what took five to twelve, where the kernel takes the operands
- * (float32 or float64; the softmaxes along the last axis), and the
- * chain runs there otherwise. Each returns a new array; the operands
- * are borrowed. */
+ * and softmax cross-entropy and its gradient. On the CPU each is that
+ * chain itself, call for call (so the numbers are NumPy's, and the
+ * chain is the oracle the kernels are tested against); on the GPU one
+ * launch does what took five to twelve, where the kernel takes the
+ * operands (float32 or float64; the softmaxes along the last axis),
+ * and the chain runs there otherwise. Each returns a new array; the
+ * operands are borrowed. */
 #include "nd_internal.h"
 
 /* ------------------------------------------------------------ sigmoid */
@@ -205,8 +205,7 @@ static NdArray *cross_entropy_chain(const NdArray *x, const NdArray *t)
 
 /* Whether the GPU's kernels take scores x and labels t: float scores on
  * the GPU, rows of 1 to ND_GPU_SOFTMAX_ROW classes, as the softmax
- * kernel takes them, and, for the loss, as many rows at most (one
- * thread adds their terms); uint8 or int64 labels. */
+ * kernel takes them, and uint8 or int64 labels. */
 static bool cross_entropy_in_one_kernel(const NdArray *x, const NdArray *t)
 {
     return nd_kernels(x->device) && nd_dtype_is_float(x->dtype) &&
@@ -220,12 +219,13 @@ NdArray *nd_softmax_cross_entropy(const NdArray *x, const NdArray *t)
     NdDevice device = nd_same_device(name, 2, (const NdArray *const[]){
                                                   x, t});
     check_scores_and_labels(name, x, t);
+    /* One thread adds the rows' terms: as many rows as a row's terms. */
     if (!cross_entropy_in_one_kernel(x, t) ||
         x->shape[0] > ND_GPU_SOFTMAX_ROW)
         return cross_entropy_chain(x, t);
     NdArray *loss = nd_empty_on(device, x->dtype, ND_SCALAR_SHAPE);
-    nd_device_check(name, device,
-                    nd_kernels(device)->softmax_cross_entropy(loss, x, t));
+    const NdGpuBackend *kernels = nd_kernels(device);
+    nd_device_check(name, device, kernels->softmax_cross_entropy(loss, x, t));
     return loss;
 }
 
@@ -261,7 +261,6 @@ static NdArray *cross_entropy_grad_chain(const NdArray *x, const NdArray *t,
     return gx;
 }
 
-
 NdArray *nd_softmax_cross_entropy_grad(const NdArray *x, const NdArray *t,
                                        const NdArray *gy)
 {
@@ -276,8 +275,8 @@ NdArray *nd_softmax_cross_entropy_grad(const NdArray *x, const NdArray *t,
         return cross_entropy_grad_chain(x, t, gy);
     NdArray *gx = nd_empty_on(device, nd_promote(x->dtype, t->dtype),
                               x->ndim, x->shape);                // (N, C)
-    nd_device_check(name, device, nd_kernels(device)
-                                      ->softmax_cross_entropy_grad(
-                                          gx, x, t, gy));
+    const NdGpuBackend *kernels = nd_kernels(device);
+    nd_device_check(name, device,
+                    kernels->softmax_cross_entropy_grad(gx, x, t, gy));
     return gx;
 }

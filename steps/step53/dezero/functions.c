@@ -4,8 +4,8 @@
  * and the pair BroadcastTo and SumTo that its backward is made of;
  * MatMul; Linear, Sigmoid (with SigmoidGrad, its gradient), ReLU,
  * Softmax, Clip and Log; the losses MeanSquaredError and
- * SoftmaxCrossEntropy (with SoftmaxCrossEntropyGrad); and accuracy, a measure
- * without a gradient. Each backward is written
+ * SoftmaxCrossEntropy (with SoftmaxCrossEntropyGrad); and accuracy, a
+ * measure without a gradient. Each backward is written
  * with the framework's functions, like core.c's, so that it can be
  * recorded and differentiated again. Each runs on its inputs' device:
  * the arrays common/ computes follow their operands, and the few made
