@@ -525,6 +525,80 @@ void nd_isub_scaled(NdArray *dst, double a, const NdArray *v)
     nd_release(step);
 }
 
+/* Whether arrays a and b share any byte. */
+static bool share_memory(const NdArray *a, const NdArray *b)
+{
+    const char *p = a->data, *q = b->data;
+    return a->size > 0 && b->size > 0 && p < q + nd_nbytes(b) &&
+           q < p + nd_nbytes(a);
+}
+
+/* Whether no pair of nd_isub_scaled_each shares memory with another:
+ * then the order of the updates cannot matter, and one launch may do
+ * them all at once. (A pair's dst and v may be one array.) */
+static bool pairs_apart(int n, NdArray *const dsts[],
+                        const NdArray *const vs[])
+{
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++)
+            if (share_memory(dsts[i], dsts[j]) ||
+                share_memory(dsts[i], vs[j]) || share_memory(vs[i], dsts[j]))
+                return false;
+    return true;
+}
+
+/* Whether nd_isub_scaled_each gives pair (dst, v) to the GPU's kernel
+ * for many pairs: a pair on device that the one-pass kernel takes. */
+static bool to_each_kernel(const NdArray *dst, const NdArray *v,
+                           NdDevice device, const NdArray *scale)
+{
+    return dst->device == device && scaled_sub_in_one_pass(dst, scale, v);
+}
+
+/* The shapes and devices of every pair are checked before any is
+ * updated. On the GPU, the pairs that the one-pass kernel takes go to
+ * one launch for each float dtype (for each ND_GPU_EACH_PAIRS of them);
+ * the rest through nd_isub_scaled, where a pair refused for its dtypes
+ * stops the ones after it. */
+
+void nd_isub_scaled_each(int n, NdArray *const dsts[], double a,
+                         const NdArray *const vs[])
+{
+    const char *name = "nd_isub_scaled_each";
+    if (n < 0 || (n > 0 && (!dsts || !vs)))
+        nd_error(name, "%d pairs at %p and %p", n, (const void *)dsts,
+                 (const void *)vs);
+    for (int i = 0; i < n; i++)
+        check_update_shape(name, dsts[i], vs[i]);
+    NdDevice device = n > 0 ? dsts[0]->device : ND_CPU;
+    const NdGpuBackend *kernels = nd_kernels(device);
+    bool together = kernels && pairs_apart(n, dsts, vs);
+    NdArray scale = {.dtype = ND_FLOAT64, .device = ND_CPU, .ndim = 0,
+                     .size = 1, .data = &a, .refcount = 1};
+    static const NdDtype floats[] = {ND_FLOAT32, ND_FLOAT64};
+    for (int f = 0; together && f < 2; f++) {
+        NdArray *group_dsts[ND_GPU_EACH_PAIRS];
+        const NdArray *group_vs[ND_GPU_EACH_PAIRS];
+        int count = 0;
+        for (int i = 0; i < n; i++) {
+            if (dsts[i]->dtype == floats[f] && dsts[i]->size > 0 &&
+                to_each_kernel(dsts[i], vs[i], device, &scale)) {
+                group_dsts[count] = dsts[i];
+                group_vs[count++] = vs[i];
+            }
+            if (count > 0 && (count == ND_GPU_EACH_PAIRS || i == n - 1)) {
+                nd_device_check(name, device, kernels->scaled_sub_each(
+                                                  count, group_dsts, a,
+                                                  group_vs));
+                count = 0;
+            }
+        }
+    }
+    for (int i = 0; i < n; i++)
+        if (!together || !to_each_kernel(dsts[i], vs[i], device, &scale))
+            nd_isub_scaled(dsts[i], a, vs[i]);
+}
+
 /* ------------------------------------------------------------ unary */
 
 typedef void (*UnaryKernel)(void *out, const void *a, int64_t n);

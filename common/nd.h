@@ -174,6 +174,12 @@ void nd_imul(NdArray *dst, const NdArray *v);
  * dst and v are arrays of one float dtype and shape (an SGD step);
  * otherwise (other dtypes, a broadcast v) the two operations. */
 void nd_isub_scaled(NdArray *dst, double a, const NdArray *v);
+/* nd_isub_scaled(dsts[i], a, vs[i]) for each of n pairs (an SGD step of
+ * every parameter): on the GPU, the pairs that take the one-pass kernel
+ * are updated by one launch for each float dtype, unless the memory of
+ * two pairs overlaps; the others, one by one. */
+void nd_isub_scaled_each(int n, NdArray *const dsts[], double a,
+                         const NdArray *const vs[]);
 
 /* ------------------------------------------------------------ elementwise */
 

@@ -16,7 +16,7 @@ extern "C" {
 
 /* Bumped whenever the table below changes: a GPU library built from
  * other sources is refused instead of called through the wrong slots. */
-enum { ND_GPU_ABI_VERSION = 8 };
+enum { ND_GPU_ABI_VERSION = 9 };
 
 /* Why the GPU cannot be used, as the GPU library finds out. */
 typedef enum NdGpuInit {
@@ -42,6 +42,10 @@ typedef enum NdGpuUnary {
 
 /* The longest row the softmax kernel takes: one thread folds a row. */
 enum { ND_GPU_SOFTMAX_ROW = 4096 };
+
+/* The most pairs one launch of scaled_sub_each updates: their pointers
+ * travel in the kernel's parameters. */
+enum { ND_GPU_EACH_PAIRS = 64 };
 
 typedef enum NdGpuReduce {
     ND_GPU_SUM, ND_GPU_MEAN, ND_GPU_MAX, ND_GPU_MIN,
@@ -248,6 +252,12 @@ typedef struct NdGpuBackend {
      * of range makes the loss NaN. */
     int (*softmax_cross_entropy)(NdArray *loss, const NdArray *x,
                                  const NdArray *t);
+    /* Version 9 adds this. dsts[i] -= a * vs[i], as scaled_sub, for n
+     * pairs (1 to ND_GPU_EACH_PAIRS) of one float dtype, each pair of
+     * one size, not empty, and no two pairs sharing memory: SGD's update
+     * of every parameter in one launch (nd_isub_scaled_each). */
+    int (*scaled_sub_each)(int n, NdArray *const dsts[], double a,
+                           const NdArray *const vs[]);
 } NdGpuBackend;
 
 /* The one symbol libnd_cuda.so exports. */

@@ -154,6 +154,7 @@ static const NdGpuBackend table = {
     sigmoid_grad,
     softmax_cross_entropy_grad,
     softmax_cross_entropy,
+    scaled_sub_each,
 };
 
 } // namespace ndg

@@ -104,6 +104,52 @@ __host__ __device__ inline T scaled_sub_element(T d, T a, T v)
     return d - step;
 }
 
+// region: many_pairs_as_one
+/* Up to ND_GPU_EACH_PAIRS pairs (dst, v) of arrays of T that one launch
+ * updates as though they were one array, their elements one after
+ * another: pair k holds elements end[k - 1] .. end[k] - 1 (from 0 for
+ * the first). Passed to the kernel by value. */
+template <class T> struct ScaledSubPairs {
+    T *dst[ND_GPU_EACH_PAIRS];
+    const T *v[ND_GPU_EACH_PAIRS];
+    int64_t end[ND_GPU_EACH_PAIRS];
+    int n;
+    T a;
+};
+
+/* The n pairs (dsts[k], vs[k]) of arrays of T as a launch takes them. */
+template <class T>
+inline ScaledSubPairs<T> scaled_sub_pairs(int n, NdArray *const dsts[],
+                                          double a,
+                                          const NdArray *const vs[])
+{
+    ScaledSubPairs<T> pairs = {};
+    pairs.n = n;
+    pairs.a = T(a);
+    int64_t total = 0;
+    for (int k = 0; k < n; k++) {
+        pairs.dst[k] = (T *)dsts[k]->data;
+        pairs.v[k] = (const T *)vs[k]->data;
+        total += dsts[k]->size;
+        pairs.end[k] = total;
+    }
+    return pairs;
+}
+
+/* Element i of the pairs' elements taken together: dst -= a * v there,
+ * the pair found by a walk along end (a handful of parameters). */
+template <class T>
+__host__ __device__ inline void scaled_sub_at(const ScaledSubPairs<T> &p,
+                                              int64_t i)
+{
+    int k = 0;
+    while (i >= p.end[k])
+        k++;
+    int64_t j = k > 0 ? i - p.end[k - 1] : i;
+    p.dst[k][j] = scaled_sub_element<T>(p.dst[k][j], p.a, p.v[k][j]);
+}
+// endregion
+
 /* One element of nd_sigmoid_grad, (gy * y) * (1 - y), each product and
  * difference rounded to T as NumPy's ufuncs round them. */
 template <class T>

@@ -219,6 +219,39 @@ int scaled_sub(NdArray *dst, double a, const NdArray *v)
                 dtype_name(dst->dtype));
 }
 
+/* dst -= a * v over the pairs' elements taken together: SGD's update of
+ * every parameter in one launch. */
+template <class T>
+__global__ void
+scaled_sub_each_kernel(const __grid_constant__ ScaledSubPairs<T> pairs)
+{
+    ND_GPU_FOR(i, pairs.end[pairs.n - 1])
+        scaled_sub_at(pairs, i);
+}
+
+template <class T>
+static int launch_scaled_sub_each(int n, NdArray *const dsts[], double a,
+                                  const NdArray *const vs[])
+{
+    ScaledSubPairs<T> pairs = scaled_sub_pairs<T>(n, dsts, a, vs);
+    return launch("scaled_sub_each", scaled_sub_each_kernel<T>,
+                  pairs.end[n - 1], pairs);
+}
+
+int scaled_sub_each(int n, NdArray *const dsts[], double a,
+                    const NdArray *const vs[])
+{
+    if (n < 1 || n > ND_GPU_EACH_PAIRS)
+        return fail("scaled_sub_each: %d pairs, not 1 to %d", n,
+                    (int)ND_GPU_EACH_PAIRS);
+    if (dsts[0]->dtype == ND_FLOAT32)
+        return launch_scaled_sub_each<float>(n, dsts, a, vs);
+    if (dsts[0]->dtype == ND_FLOAT64)
+        return launch_scaled_sub_each<double>(n, dsts, a, vs);
+    return fail("scaled_sub_each: not supported for the dtype %s",
+                dtype_name(dsts[0]->dtype));
+}
+
 /* out = (gy * y) * (1 - y) over equal-sized float arrays: Sigmoid's
  * gradient in one kernel, where its chain takes five. */
 template <class T>

@@ -57,6 +57,8 @@ int copy_strided(void *dst, const int64_t *dst_strides, const void *src,
                  size_t elsize);
 int binary(NdGpuBinary op, NdArray *out, const NdArray *a, const NdArray *b);
 int scaled_sub(NdArray *dst, double a, const NdArray *v);
+int scaled_sub_each(int n, NdArray *const dsts[], double a,
+                    const NdArray *const vs[]);
 int sigmoid_grad(NdArray *out, const NdArray *y, const NdArray *gy);
 int arange(NdArray *out, double start, double step);
 int unary(NdGpuUnary op, NdArray *out, const NdArray *a);

@@ -782,6 +782,81 @@ static void test_in_place(void **state)
     RELEASE(dst, src, v, ddst, dsrc, dv);
 }
 
+/* nd_isub_scaled_each on the device as nd_isub_scaled pair by pair on
+ * the host: float32 and float64 pairs (a launch each), a pair that is
+ * its own v, an empty one, one of several blocks, a broadcast v and an
+ * int64 v (pair by pair on the device too); 70 pairs, more than one
+ * launch takes; and two pairs that share a dst, which must be updated
+ * in turn. A pair of the wrong shape is refused before any is updated. */
+static void test_scaled_sub_each(void **state)
+{
+    NdDevice device = device_of(state);
+    enum { PAIRS = 7, MANY = 70 };
+    static const Shape shapes[PAIRS][2] = {
+        {{2, {3, 4}}, {2, {3, 4}}},    {{1, {10}}, {1, {10}}},
+        {{1, {0}}, {1, {0}}},          {{1, {70000}}, {1, {70000}}},
+        {{2, {3, 4}}, {2, {3, 1}}},    {{1, {5}}, {1, {5}}},
+        {{1, {6}}, {1, {6}}},
+    };
+    static const NdDtype dtypes[PAIRS][2] = {
+        {ND_FLOAT32, ND_FLOAT32}, {ND_FLOAT64, ND_FLOAT64},
+        {ND_FLOAT32, ND_FLOAT32}, {ND_FLOAT32, ND_FLOAT32},
+        {ND_FLOAT64, ND_FLOAT64}, {ND_FLOAT64, ND_INT64},
+        {ND_FLOAT32, ND_FLOAT32},
+    };
+    NdArray *dst[PAIRS], *v[PAIRS], *ddst[PAIRS], *dv[PAIRS];
+    for (int k = 0; k < PAIRS; k++) {
+        dst[k] = sample(dtypes[k][0], SHAPE_OF(shapes[k][0]));
+        v[k] = k == 1 ? nd_copy(dst[k])
+                      : sample(dtypes[k][1], SHAPE_OF(shapes[k][1]));
+        ddst[k] = on(device, dst[k]);
+        dv[k] = k == 1 ? nd_copy(ddst[k]) : on(device, v[k]);
+    }
+    nd_release(v[1]);
+    nd_release(dv[1]);
+    v[1] = dst[1];                          /* its own v */
+    dv[1] = ddst[1];
+    for (int k = 0; k < PAIRS; k++)
+        nd_isub_scaled(dst[k], 0.0123, v[k]);
+    nd_isub_scaled_each(PAIRS, ddst, 0.0123, (const NdArray **)dv);
+    for (int k = 0; k < PAIRS; k++)
+        expect_same(device, nd_copy(dst[k]), nd_copy(ddst[k]));
+    /* pairs 0 and 6 sharing a dst: in turn, as two calls */
+    NdArray *shared[2] = {ddst[0], ddst[0]};
+    const NdArray *twice[2] = {dv[0], dv[0]};
+    nd_isub_scaled(dst[0], 0.5, v[0]);
+    nd_isub_scaled(dst[0], 0.5, v[0]);
+    nd_isub_scaled_each(2, shared, 0.5, twice);
+    expect_same(device, nd_copy(dst[0]), nd_copy(ddst[0]));
+    /* a v of the wrong shape for its dst: nothing is updated */
+    NdArray *before = nd_to_device(ddst[3], ND_CPU);
+    const NdArray *bad[2] = {dv[3], dv[0]};
+    NdArray *pair_dsts[2] = {ddst[3], ddst[1]};
+    EXPECT_ND_ERROR(nd_isub_scaled_each(2, pair_dsts, 0.5, bad),
+                    "nd_isub_scaled_each: operands could not be broadcast "
+                    "together");
+    expect_same(device, before, nd_copy(ddst[3]));
+    for (int k = 0; k < PAIRS; k++) {
+        if (k != 1)
+            RELEASE(v[k], dv[k]);
+        RELEASE(dst[k], ddst[k]);
+    }
+    /* more pairs than one launch takes */
+    NdArray *w[MANY], *g[MANY], *dw[MANY], *dg[MANY];
+    for (int k = 0; k < MANY; k++) {
+        w[k] = sample(ND_FLOAT32, ND_SHAPE(k + 1));
+        g[k] = sample(ND_FLOAT32, ND_SHAPE(k + 1));
+        dw[k] = on(device, w[k]);
+        dg[k] = on(device, g[k]);
+        nd_isub_scaled(w[k], 0.25, g[k]);
+    }
+    nd_isub_scaled_each(MANY, dw, 0.25, (const NdArray **)dg);
+    for (int k = 0; k < MANY; k++) {
+        expect_same(device, nd_copy(w[k]), nd_copy(dw[k]));
+        RELEASE(w[k], g[k], dw[k], dg[k]);
+    }
+}
+
 /* ------------------------------------------------------------ elementwise */
 
 /* Operand shapes: equal, a 0-d operand on either side, broadcasting
@@ -1612,7 +1687,8 @@ static const NdDevice on_cuda = ND_CUDA;
 #define ALL_BODIES(X) \
     X(transfer_round_trip), X(large_transfers), X(elements), \
     X(numbers_moved), X(arange), X(filled_like), \
-    X(astype), X(astype_out_of_range), X(in_place), X(add), X(sub), X(mul), \
+    X(astype), X(astype_out_of_range), X(in_place), X(scaled_sub_each), \
+    X(add), X(sub), X(mul), \
     X(div), X(pow), X(maximum), X(minimum), X(equal), X(not_equal), X(less), \
     X(less_equal), X(greater), X(greater_equal), X(nan_and_infinity), \
     X(neg), X(exp), X(log), X(sin), X(cos), X(tanh), X(sqrt), X(abs), \

@@ -169,6 +169,36 @@ extern "C" int host_scaled_sub(NdArray *dst, double a, const NdArray *v)
     });
 }
 
+template <class T>
+static int scaled_sub_each_on_host(int n, NdArray *const dsts[], double a,
+                                   const NdArray *const vs[])
+{
+    for (int k = 0; k < n; k++)
+        if (dsts[k]->dtype != dsts[0]->dtype ||
+            vs[k]->dtype != dsts[0]->dtype || vs[k]->size != dsts[k]->size)
+            return fail("the pairs differ in dtype or size");
+    ScaledSubPairs<T> pairs = scaled_sub_pairs<T>(n, dsts, a, vs);
+    for (int64_t i = 0; i < pairs.end[n - 1]; i++)
+        scaled_sub_at(pairs, i);
+    return 0;
+}
+
+extern "C" int host_scaled_sub_each(int n, NdArray *const dsts[], double a,
+                                    const NdArray *const vs[])
+{
+    if (n < 1 || n > ND_GPU_EACH_PAIRS)
+        return fail("%d pairs", n);
+    return visit_dtype(dsts[0]->dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (is_float<T>) {
+            return scaled_sub_each_on_host<T>(n, dsts, a, vs);
+        } else {
+            return fail("scaled_sub_each: not supported for the dtype %s",
+                        dtype_name(dsts[0]->dtype));
+        }
+    });
+}
+
 extern "C" int host_sigmoid_grad(NdArray *out, const NdArray *y,
                                  const NdArray *gy)
 {

@@ -24,6 +24,10 @@ int host_binary(NdGpuBinary op, NdArray *out, const NdArray *a,
 int host_cast(NdArray *out, const NdArray *a);
 /* dst -= a * v in place, for dst and v of one size and float dtype. */
 int host_scaled_sub(NdArray *dst, double a, const NdArray *v);
+/* The same for n pairs (1 to ND_GPU_EACH_PAIRS) of one float dtype, as
+ * the kernel for many pairs walks their elements taken together. */
+int host_scaled_sub_each(int n, NdArray *const dsts[], double a,
+                         const NdArray *const vs[]);
 /* out = nd_sigmoid_grad(y, gy), for out, y and gy of one size and
  * float dtype. */
 int host_sigmoid_grad(NdArray *out, const NdArray *y, const NdArray *gy);

@@ -280,6 +280,18 @@ static int scaled_sub(NdArray *dst, double a, const NdArray *v)
     return 0;
 }
 
+/* One launch for every pair, as the kernel's. */
+static int scaled_sub_each(int n, NdArray *const dsts[], double a,
+                           const NdArray *const vs[])
+{
+    counts.launches++;
+    for (int i = 0; i < n; i++) {
+        NdArray vd = host_view(dsts[i]), vv = host_view(vs[i]);
+        nd_isub_scaled(&vd, a, &vv);
+    }
+    return 0;
+}
+
 /* stop half a step past the last element: nd_arange's count is then
  * out's size, whatever the rounding of (stop - start) / step */
 static int arange(NdArray *out, double start, double step)
@@ -547,6 +559,7 @@ static const NdGpuBackend table = {
     .sigmoid_grad = sigmoid_grad,
     .softmax_cross_entropy_grad = softmax_cross_entropy_grad,
     .softmax_cross_entropy = softmax_cross_entropy,
+    .scaled_sub_each = scaled_sub_each,
 };
 
 const NdGpuBackend *nd_gpu_backend(void)

@@ -370,6 +370,46 @@ static void test_scaled_sub(void **state)
     nd_release(ints);
 }
 
+/* The kernel for many pairs walks their elements taken together: each
+ * pair of sizes 1 to 300 (the weights and biases of a small MLP, a
+ * pair that is its own v) must come out as nd_isub_scaled leaves it,
+ * exactly, none touched twice or left out. */
+static void test_scaled_sub_each(void **state)
+{
+    (void)state;
+    nd_random_seed(30);
+    static const int64_t sizes[] = {300, 7, 1, 64, 5};
+    enum { PAIRS = 5 };
+    NdDtype floats[] = {ND_FLOAT32, ND_FLOAT64};
+    for (int f = 0; f < 2; f++) {
+        NdArray *want[PAIRS], *got[PAIRS], *v[PAIRS];
+        for (int k = 0; k < PAIRS; k++) {
+            NdArray *x = nd_random_randn(ND_SHAPE(sizes[k]));
+            want[k] = nd_astype(x, floats[f]);
+            got[k] = nd_copy(want[k]);
+            NdArray *y = nd_random_randn(ND_SHAPE(sizes[k]));
+            v[k] = k == 3 ? got[k] : nd_astype(y, floats[f]);
+            nd_isub_scaled(want[k], 0.01, k == 3 ? want[k] : v[k]);
+            nd_release(y);
+            nd_release(x);
+        }
+        assert_int_equal(host_scaled_sub_each(PAIRS, got, 0.01,
+                                              (const NdArray **)v), 0);
+        for (int k = 0; k < PAIRS; k++) {
+            expect_exact("scaled_sub_each", want[k], got[k]);
+            if (k != 3)
+                nd_release(v[k]);
+            nd_release(got[k]);
+            nd_release(want[k]);
+        }
+    }
+    NdArray *ints = values(ND_INT64, false);
+    assert_int_equal(host_scaled_sub_each(1, &ints, 0.5,
+                                          (const NdArray **)&ints), -1);
+    assert_non_null(strstr(host_elements_error(), "not supported"));
+    nd_release(ints);
+}
+
 /* The sigmoid's gradient, (gy * y) * (1 - y): products and a
  * difference, rounded alike on both sides, so exactly the CPU's. */
 static void test_sigmoid_grad(void **state)
@@ -674,6 +714,7 @@ int main(void)
         cmocka_unit_test(test_binary),
         cmocka_unit_test(test_casts),
         cmocka_unit_test(test_scaled_sub),
+        cmocka_unit_test(test_scaled_sub_each),
         cmocka_unit_test(test_sigmoid_grad),
         cmocka_unit_test(test_arange),
         cmocka_unit_test(test_softmax),

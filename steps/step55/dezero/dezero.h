@@ -1000,6 +1000,10 @@ typedef struct OptimizerClass {
     void (*begin)(Optimizer *self);
     /* Updates p's data from p's gradient, which it has. */
     void (*update_one)(Optimizer *self, Parameter *p);
+    /* Or, for an update that is one operation on every parameter (SGD's,
+     * one kernel on the GPU), updates the n parameters, each with a
+     * gradient, at once; NULL to visit them with update_one. */
+    void (*update_all)(Optimizer *self, int n, Parameter *params[]);
 } OptimizerClass;
 
 /* A hook: runs on the parameters that have a gradient, before any of

@@ -128,7 +128,7 @@ NdArray **optimizer_state(Optimizer *o, Parameter *p)
 }
 
 /* The target's parameters that have a gradient, through every hook,
- * then each through update_one. */
+ * then each through update_one, or all through update_all. */
 void optimizer_update(Optimizer *o)
 {
     if (!o->target)
@@ -149,8 +149,14 @@ void optimizer_update(Optimizer *o)
         o->hooks[i].run(&o->hooks[i], n, params);
     if (o->cls->begin)
         o->cls->begin(o);
-    for (int i = 0; i < n; i++)         /* a hook may have removed a */
-        if (params[i]->variable.grad)   /* gradient (FreezeParam) */
+    int kept = 0;                       /* a hook may have removed a */
+    for (int i = 0; i < n; i++)         /* gradient (FreezeParam) */
+        if (params[i]->variable.grad)
+            params[kept++] = params[i];
+    if (o->cls->update_all)
+        o->cls->update_all(o, kept, params);
+    else
+        for (int i = 0; i < kept; i++)
             o->cls->update_one(o, params[i]);
     free(params);
 }
@@ -207,15 +213,28 @@ typedef struct SGD {
     double lr;
 } SGD;
 
-static void sgd_update_one(Optimizer *self, Parameter *p)
+/* p -= lr g for every parameter p at once: nd_isub_scaled_each is
+ * nd_isub_scaled for each pair (Python's update_one, with its numbers),
+ * and on the GPU one kernel for them all, as PyTorch's "foreach"
+ * updates are. */
+static void sgd_update_all(Optimizer *self, int n, Parameter *params[])
 {
     const SGD *o = (const SGD *)self;
-    nd_isub_scaled(DATA(p), o->lr, GRAD(p));       /* p -= lr * g */
+    NdArray **data = allocate(n ? n : 1, sizeof *data, "sgd_update_all");
+    const NdArray **grads = allocate(n ? n : 1, sizeof *grads,
+                                     "sgd_update_all");
+    for (int i = 0; i < n; i++) {
+        data[i] = DATA(params[i]);
+        grads[i] = GRAD(params[i]);
+    }
+    nd_isub_scaled_each(n, data, o->lr, grads);     /* p -= lr * g */
+    free(grads);
+    free(data);
 }
 
 static const OptimizerClass sgd_class = {
     .name = "SGD",
-    .update_one = sgd_update_one,
+    .update_all = sgd_update_all,
 };
 
 /* A new SGD (Python: SGD(lr)). */
