@@ -1,30 +1,31 @@
 /* fused.c - operations that DeZero writes as a chain of NumPy ufuncs
  * and reductions, given one name here so that the GPU can do each in
  * one kernel: the sigmoid and its gradient, softmax and log-softmax,
- * and softmax cross-entropy and its gradient. On the CPU each is that
- * chain itself, call for call (so the numbers are NumPy's, and the
- * chain is the oracle the kernels are tested against); on the GPU one
- * launch does what took five to twelve, where the kernel takes the
- * operands (float32 or float64; the softmaxes along the last axis),
- * and the chain runs there otherwise. Each returns a new array; the
- * operands are borrowed. */
+ * a batch's normalisation, and softmax cross-entropy and its gradient.
+ * On the CPU each is that chain itself, call for call (so the numbers
+ * are NumPy's, and the chain is the oracle the kernels are tested
+ * against); on the GPU one launch does what took four to twelve, where
+ * the kernel takes the operands (float32 or float64; the softmaxes
+ * along the last axis), and the chain runs there otherwise. Each
+ * returns a new array; the operands are borrowed. */
 #include "nd_internal.h"
 
-/* ------------------------------------------------------------ sigmoid */
-
-/* The dtype of the sigmoid's 0.5s: a's float dtype, as NumPy takes
- * the Python float, else float64 (an integer a is then float64 once
- * multiplied). */
-static NdDtype half_dtype(const NdArray *a)
+/* The dtype of a number that meets a, made a 0-d array (the sigmoid's
+ * 0.5s, Normalize's mean and std): a's float dtype, as NumPy takes the
+ * Python float, else float64 (an integer a is then float64 once
+ * combined). */
+static NdDtype number_dtype(const NdArray *a)
 {
     return nd_dtype_is_float(a->dtype) ? a->dtype : ND_FLOAT64;
 }
+
+/* ------------------------------------------------------------ sigmoid */
 
 /* tanh(a * 0.5) * 0.5 + 0.5, NumPy's four ufuncs; the last two in
  * tanh's array, as "y *= 0.5; y += 0.5" would do. */
 static NdArray *sigmoid_chain(const NdArray *a)
 {
-    NdArray *half = nd_full_on(a->device, half_dtype(a), ND_SCALAR_SHAPE,
+    NdArray *half = nd_full_on(a->device, number_dtype(a), ND_SCALAR_SHAPE,
                                0.5);
     NdArray *scaled = nd_mul(a, half);
     NdArray *y = nd_tanh(scaled);
@@ -158,6 +159,38 @@ NdArray *nd_softmax(const NdArray *a, int axis)
 NdArray *nd_log_softmax(const NdArray *a, int axis)
 {
     return softmax("nd_log_softmax", a, axis, true);
+}
+
+/* ------------------------------------------------------------ normalize */
+
+/* The two numbers made 0-d arrays on a's device, then a subtraction
+ * and a division: three launches and two fills on the GPU. */
+static NdArray *normalize_chain(const NdArray *a, double mean, double std)
+{
+    NdArray *m = nd_full_on(a->device, number_dtype(a), ND_SCALAR_SHAPE,
+                            mean);
+    NdArray *s = nd_full_on(a->device, number_dtype(a), ND_SCALAR_SHAPE,
+                            std);
+    NdArray *centred = nd_sub(a, m);
+    NdArray *y = nd_div(centred, s);
+    nd_release(centred);
+    nd_release(s);
+    nd_release(m);
+    return y;
+}
+
+/* One kernel for a float a, the numbers passed by value in its dtype. */
+NdArray *nd_normalize(const NdArray *a, double mean, double std)
+{
+    NdDevice device = nd_same_device("nd_normalize", 1, &a);
+    const NdGpuBackend *kernels = nd_kernels(device);
+    if (!kernels || !nd_dtype_is_float(a->dtype))
+        return normalize_chain(a, mean, std);
+    NdArray *y = nd_empty_on(device, a->dtype, a->ndim, a->shape);
+    if (y->size > 0)
+        nd_device_check("nd_normalize", device,
+                        kernels->normalize(y, a, mean, std));
+    return y;
 }
 
 /* ------------------------------------------------ softmax cross-entropy */

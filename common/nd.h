@@ -234,6 +234,9 @@ NdArray *nd_sigmoid_grad(const NdArray *y, const NdArray *gy);
 NdArray *nd_softmax(const NdArray *a, int axis);
 NdArray *nd_log_softmax(const NdArray *a, int axis);
 NdArray *nd_softmax_cross_entropy(const NdArray *x, const NdArray *t);
+/* (a - mean) / std, DeZero's Normalize: the two numbers 0-d arrays of
+ * a's float dtype (float64 for an a of another dtype). */
+NdArray *nd_normalize(const NdArray *a, double mean, double std);
 NdArray *nd_softmax_cross_entropy_grad(const NdArray *x, const NdArray *t,
                                        const NdArray *gy);
 

@@ -16,7 +16,7 @@ extern "C" {
 
 /* Bumped whenever the table below changes: a GPU library built from
  * other sources is refused instead of called through the wrong slots. */
-enum { ND_GPU_ABI_VERSION = 9 };
+enum { ND_GPU_ABI_VERSION = 10 };
 
 /* Why the GPU cannot be used, as the GPU library finds out. */
 typedef enum NdGpuInit {
@@ -258,6 +258,10 @@ typedef struct NdGpuBackend {
      * of every parameter in one launch (nd_isub_scaled_each). */
     int (*scaled_sub_each)(int n, NdArray *const dsts[], double a,
                            const NdArray *const vs[]);
+    /* Version 10 adds this. out = nd_normalize(a, mean, std), for out
+     * and a of one size and float dtype. */
+    int (*normalize)(NdArray *out, const NdArray *a, double mean,
+                     double std);
 } NdGpuBackend;
 
 /* The one symbol libnd_cuda.so exports. */

@@ -155,6 +155,7 @@ static const NdGpuBackend table = {
     softmax_cross_entropy_grad,
     softmax_cross_entropy,
     scaled_sub_each,
+    normalize,
 };
 
 } // namespace ndg

@@ -150,6 +150,15 @@ __host__ __device__ inline void scaled_sub_at(const ScaledSubPairs<T> &p,
 }
 // endregion
 
+/* One element of nd_normalize, (x - mean) / std, the numbers in x's
+ * type T, each operation rounded to T as NumPy's ufuncs round it. */
+template <class T>
+__host__ __device__ inline T normalize_element(T x, T mean, T std)
+{
+    T centred = x - mean;
+    return centred / std;
+}
+
 /* One element of nd_sigmoid_grad, (gy * y) * (1 - y), each product and
  * difference rounded to T as NumPy's ufuncs round them. */
 template <class T>

@@ -252,6 +252,31 @@ int scaled_sub_each(int n, NdArray *const dsts[], double a,
                 dtype_name(dsts[0]->dtype));
 }
 
+/* out = (a - mean) / std over equal-sized float arrays: Normalize in one
+ * kernel, where its chain takes four. */
+template <class T>
+__global__ void normalize_kernel(T *out, const T *a, T mean, T std,
+                                 int64_t n)
+{
+    ND_GPU_FOR(i, n)
+        out[i] = normalize_element<T>(a[i], mean, std);
+}
+
+int normalize(NdArray *out, const NdArray *a, double mean, double std)
+{
+    return visit_dtype(a->dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (is_float<T>) {
+            return launch("normalize", normalize_kernel<T>, out->size,
+                          (T *)out->data, (const T *)a->data, T(mean),
+                          T(std), out->size);
+        } else {
+            return fail("normalize: not supported for the dtype %s",
+                        dtype_name(a->dtype));
+        }
+    });
+}
+
 /* out = (gy * y) * (1 - y) over equal-sized float arrays: Sigmoid's
  * gradient in one kernel, where its chain takes five. */
 template <class T>

@@ -60,6 +60,7 @@ int scaled_sub(NdArray *dst, double a, const NdArray *v);
 int scaled_sub_each(int n, NdArray *const dsts[], double a,
                     const NdArray *const vs[]);
 int sigmoid_grad(NdArray *out, const NdArray *y, const NdArray *gy);
+int normalize(NdArray *out, const NdArray *a, double mean, double std);
 int arange(NdArray *out, double start, double step);
 int unary(NdGpuUnary op, NdArray *out, const NdArray *a);
 int where(NdArray *out, const NdArray *cond, const NdArray *a,

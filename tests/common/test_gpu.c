@@ -1013,6 +1013,8 @@ static void test_fused(void **state)
                          ELEMENT_ULPS, 0.5);
             expect_close(device, nd_sigmoid_grad(a, a),
                          nd_sigmoid_grad(d, d), ELEMENT_ULPS, 1);
+            expect_close(device, nd_normalize(a, 0.1307, 0.3081),
+                         nd_normalize(d, 0.1307, 0.3081), ELEMENT_ULPS, 1);
             for (int axis = -1; axis <= 0; axis++) {
                 expect_close(device, nd_softmax(a, axis),
                              nd_softmax(d, axis), SUM_ULPS, 0);

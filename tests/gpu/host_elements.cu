@@ -219,6 +219,25 @@ extern "C" int host_sigmoid_grad(NdArray *out, const NdArray *y,
     });
 }
 
+extern "C" int host_normalize(NdArray *out, const NdArray *a, double mean,
+                              double std)
+{
+    if (out->dtype != a->dtype || out->size != a->size)
+        return fail("out and a differ in dtype or size");
+    return visit_dtype(a->dtype, [&](auto tag) {
+        using T = typename decltype(tag)::type;
+        if constexpr (is_float<T>) {
+            for (int64_t i = 0; i < a->size; i++)
+                ((T *)out->data)[i] = normalize_element<T>(
+                    ((const T *)a->data)[i], T(mean), T(std));
+            return 0;
+        } else {
+            return fail("normalize: not supported for the dtype %s",
+                        dtype_name(a->dtype));
+        }
+    });
+}
+
 extern "C" int host_arange(NdArray *out, double start, double step)
 {
     return visit_dtype(out->dtype, [&](auto tag) {

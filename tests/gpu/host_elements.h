@@ -31,6 +31,9 @@ int host_scaled_sub_each(int n, NdArray *const dsts[], double a,
 /* out = nd_sigmoid_grad(y, gy), for out, y and gy of one size and
  * float dtype. */
 int host_sigmoid_grad(NdArray *out, const NdArray *y, const NdArray *gy);
+/* out = nd_normalize(a, mean, std), for out and a of one size and float
+ * dtype. */
+int host_normalize(NdArray *out, const NdArray *a, double mean, double std);
 /* out (1-D) = np.arange(start, ..., step) in out's dtype. */
 int host_arange(NdArray *out, double start, double step);
 /* out = nd_softmax(a, -1), or nd_log_softmax(a, -1) when take_log, row

@@ -344,6 +344,13 @@ static int sigmoid_grad(NdArray *out, const NdArray *y, const NdArray *gy)
     return store(out, nd_sigmoid_grad(&vy, &vgy));
 }
 
+static int normalize(NdArray *out, const NdArray *a, double mean,
+                     double std)
+{
+    NdArray va = host_view(a);
+    return store(out, nd_normalize(&va, mean, std));
+}
+
 static int softmax(NdArray *out, const NdArray *a, bool log)
 {
     NdArray va = host_view(a);
@@ -560,6 +567,7 @@ static const NdGpuBackend table = {
     .softmax_cross_entropy_grad = softmax_cross_entropy_grad,
     .softmax_cross_entropy = softmax_cross_entropy,
     .scaled_sub_each = scaled_sub_each,
+    .normalize = normalize,
 };
 
 const NdGpuBackend *nd_gpu_backend(void)

@@ -436,6 +436,35 @@ static void test_sigmoid_grad(void **state)
     nd_release(ints);
 }
 
+/* Normalize's (x - mean) / std: a difference and a quotient, rounded
+ * alike on both sides, so exactly the CPU's; MNIST's numbers (0, 255)
+ * and others. */
+static void test_normalize(void **state)
+{
+    (void)state;
+    nd_random_seed(31);
+    static const double numbers[][2] = {{0, 255}, {0.1307, 0.3081},
+                                        {-3, 7}};
+    NdDtype floats[] = {ND_FLOAT32, ND_FLOAT64};
+    for (int f = 0; f < 2; f++) {
+        NdArray *x = values(floats[f], false);
+        for (int k = 0; k < 3; k++) {
+            NdArray *want = nd_normalize(x, numbers[k][0], numbers[k][1]);
+            NdArray *got = nd_empty(want->dtype, want->ndim, want->shape);
+            assert_int_equal(host_normalize(got, x, numbers[k][0],
+                                            numbers[k][1]), 0);
+            expect_exact("normalize", want, got);
+            nd_release(got);
+            nd_release(want);
+        }
+        nd_release(x);
+    }
+    NdArray *ints = values(ND_INT64, false);
+    assert_int_equal(host_normalize(ints, ints, 0, 1), -1);
+    assert_non_null(strstr(host_elements_error(), "not supported"));
+    nd_release(ints);
+}
+
 /* ------------------------------------------------------------ arange */
 
 /* The arange kernel's elements against nd_arange, exactly: NumPy's
@@ -716,6 +745,7 @@ int main(void)
         cmocka_unit_test(test_scaled_sub),
         cmocka_unit_test(test_scaled_sub_each),
         cmocka_unit_test(test_sigmoid_grad),
+        cmocka_unit_test(test_normalize),
         cmocka_unit_test(test_arange),
         cmocka_unit_test(test_softmax),
         cmocka_unit_test(test_cross_entropy),

@@ -73,23 +73,14 @@ Transform T_compose(int n, const Transform *transforms)
 }
 
 /* (x - mean) / std, in x's dtype where NumPy keeps it: the two numbers
- * are 0-d, so a float32 x stays float32; they are made on x's device,
- * so that a batch on the GPU is normalised there, and in x's float
- * dtype, which changes no number and spares a cast at each use. Element
- * by element, so that it is its own batch form, as AsType is. */
+ * are 0-d, so a float32 x stays float32. nd_normalize makes them in x's
+ * float dtype, which changes no number and spares a cast at each use,
+ * and on x's device, so that a batch on the GPU is normalised there, in
+ * one kernel. Element by element, so that it is its own batch form, as
+ * AsType is. */
 static NdArray *normalize_call(const Transform *self, const NdArray *x)
 {
-    NdDtype dtype = nd_dtype_is_float(x->dtype) ? x->dtype : ND_FLOAT64;
-    NdArray *mean = nd_full_on(x->device, dtype, ND_SCALAR_SHAPE,
-                               self->mean);
-    NdArray *std = nd_full_on(x->device, dtype, ND_SCALAR_SHAPE,
-                              self->std);
-    NdArray *centred = nd_sub(x, mean);
-    NdArray *y = nd_div(centred, std);
-    nd_release(centred);
-    nd_release(std);
-    nd_release(mean);
-    return y;
+    return nd_normalize(x, self->mean, self->std);
 }
 
 Transform T_normalize(double mean, double std)
