@@ -560,7 +560,6 @@ static bool to_each_kernel(const NdArray *dst, const NdArray *v,
  * one launch for each float dtype (for each ND_GPU_EACH_PAIRS of them);
  * the rest through nd_isub_scaled, where a pair refused for its dtypes
  * stops the ones after it. */
-
 void nd_isub_scaled_each(int n, NdArray *const dsts[], double a,
                          const NdArray *const vs[])
 {

@@ -164,7 +164,7 @@ NdArray *nd_log_softmax(const NdArray *a, int axis)
 /* ------------------------------------------------------------ normalize */
 
 /* The two numbers made 0-d arrays on a's device, then a subtraction
- * and a division: three launches and two fills on the GPU. */
+ * and a division: four launches on the GPU, two of them fills. */
 static NdArray *normalize_chain(const NdArray *a, double mean, double std)
 {
     NdArray *m = nd_full_on(a->device, number_dtype(a), ND_SCALAR_SHAPE,

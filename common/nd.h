@@ -228,17 +228,17 @@ NdArray *nd_abs(const NdArray *a);   /* of a complex: its float modulus */
  * the gradient of softmax cross-entropy for scores x (N, C), integer
  * labels t (N values) and the loss's gradient gy; onehot(t) is t[i] ==
  * j in t's dtype, so a label outside 0 .. C - 1 (not checked) gives a
- * row with no 1 in it. */
+ * row with no 1 in it.
+ * nd_normalize: (a - mean) / std, DeZero's Normalize, the two numbers
+ * 0-d arrays of a's float dtype (float64 for an a of another dtype). */
 NdArray *nd_sigmoid(const NdArray *a);
 NdArray *nd_sigmoid_grad(const NdArray *y, const NdArray *gy);
 NdArray *nd_softmax(const NdArray *a, int axis);
 NdArray *nd_log_softmax(const NdArray *a, int axis);
 NdArray *nd_softmax_cross_entropy(const NdArray *x, const NdArray *t);
-/* (a - mean) / std, DeZero's Normalize: the two numbers 0-d arrays of
- * a's float dtype (float64 for an a of another dtype). */
-NdArray *nd_normalize(const NdArray *a, double mean, double std);
 NdArray *nd_softmax_cross_entropy_grad(const NdArray *x, const NdArray *t,
                                        const NdArray *gy);
+NdArray *nd_normalize(const NdArray *a, double mean, double std);
 
 /* np.where(cond, a, b): cond is cast to bool; all three broadcast. */
 NdArray *nd_where(const NdArray *cond, const NdArray *a, const NdArray *b);

@@ -301,36 +301,41 @@ template <class T> struct ShiftedExp {
 };
 
 // region: a_row_of_softmax
-/* The max of a row x of n elements, n >= 1; a NaN wins, as in np.max. */
+/* What every softmax of a row x of n elements (n >= 1) starts from: the
+ * terms e^(x - m) for the row's max m (a NaN wins, as in np.max), and
+ * their sum s, added as the CPU half adds it. */
+template <class T> struct ShiftedRow {
+    ShiftedExp<T> term;
+    T s;
+};
+
 template <class T>
-__host__ __device__ inline T row_max(const T *x, int64_t n)
+__host__ __device__ inline ShiftedRow<T> shifted_row(const T *x, int64_t n)
 {
     T m = x[0];
     for (int64_t j = 1; j < n; j++)
         if (x[j] > m || x[j] != x[j])
             m = x[j];
-    return m;
+    ShiftedExp<T> term = {x, m};
+    return {term, pairwise_sum<7, T>(term, 0, n)};
 }
 
 /* One row x of n elements (1 <= n <= ND_GPU_SOFTMAX_ROW) of nd_softmax
  * into y, or of nd_log_softmax when take_log: the chain of fused.c,
- * folded by one thread. m is the row's max, s the sum of e^(x - m),
- * added as the CPU half adds it; then y = e^(x - m) / s, or x - (m +
- * log s), as logsumexp adds them. */
+ * folded by one thread: y = e^(x - m) / s, or x - (m + log s), as
+ * logsumexp adds them. */
 template <class T>
 __host__ __device__ inline void softmax_row(T *y, const T *x, int64_t n,
                                             bool take_log)
 {
-    T m = row_max(x, n);
-    ShiftedExp<T> term = {x, m};
-    T s = pairwise_sum<7, T>(term, 0, n);
+    ShiftedRow<T> row = shifted_row(x, n);
     if (take_log) {
-        T log_z = m + T(log(s));
+        T log_z = row.term.m + T(log(row.s));
         for (int64_t j = 0; j < n; j++)
             y[j] = x[j] - log_z;
     } else {
         for (int64_t j = 0; j < n; j++)
-            y[j] = term(j) / s;
+            y[j] = row.term(j) / row.s;
     }
 }
 // endregion
@@ -345,10 +350,8 @@ __host__ __device__ inline T picked_log_softmax(const T *x, int64_t n,
 {
     if (label < 0 || label >= n)
         return T(NAN);
-    T m = row_max(x, n);
-    ShiftedExp<T> term = {x, m};
-    T s = pairwise_sum<7, T>(term, 0, n);
-    return x[label] - (m + T(log(s)));
+    ShiftedRow<T> row = shifted_row(x, n);
+    return x[label] - (row.term.m + T(log(row.s)));
 }
 
 /* p[i], a term of the loss's sum. */
@@ -390,10 +393,9 @@ __host__ __device__ inline void cross_entropy_grad_row(Out *gx, const T *x,
                                                        int64_t n,
                                                        int64_t label, Out g)
 {
-    ShiftedExp<T> term = {x, row_max(x, n)};
-    T s = pairwise_sum<7, T>(term, 0, n);
+    ShiftedRow<T> row = shifted_row(x, n);
     for (int64_t j = 0; j < n; j++)
-        gx[j] = (Out(term(j) / s) - Out(j == label)) * g;
+        gx[j] = (Out(row.term(j) / row.s) - Out(j == label)) * g;
 }
 // endregion
 
